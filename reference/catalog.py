@@ -1,0 +1,196 @@
+"""The catalog of implemented results: one entry per numbered result, stable ids.
+
+An id is ``<paperkey>_<result>[_<part>]``, e.g. ``whitehouse2022_thm2_mixture``.
+The paper key names the paper *and the version* whose numbering the id
+follows (see :data:`PAPERS`); ids are never reused for another formula.
+
+Each public function of :mod:`reference` is registered with :func:`register`,
+which attaches a machine-readable citation (``fn.__citations__``) and makes the
+result reachable from ``fullyadaptive list`` / ``fullyadaptive eval``.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .precision import Domain
+
+__all__ = ["PAPERS", "Param", "Entry", "register", "CATALOG", "get", "entries"]
+
+#: Paper keys.  A key fixes the version whose numbering its ids use.
+PAPERS: dict[str, dict] = {
+    "whitehouse2022": {
+        "title": "Fully Adaptive Composition in Differential Privacy",
+        "authors": "Whitehouse, Ramdas, Rogers, Wu",
+        "arxiv": "2203.05481",
+        "version": "arXiv preprint (JMLR-style layout, approximate-zCDP filter as Theorem 7 in Appendix E)",
+        "seed": "000_8d85c89f0d15dfff.txt",
+    },
+    "whitehouse2023": {
+        "title": "Fully-Adaptive Composition in Differential Privacy",
+        "authors": "Whitehouse, Ramdas, Rogers, Wu",
+        "arxiv": "2203.05481",
+        "version": "ICML 2023, PMLR 202:36990-37007 (approximate-zCDP filter as Theorem 1)",
+        "seed": "001_019b6f2aef040984.txt",
+    },
+    "rogers2016": {
+        "title": "Privacy Odometers and Filters: Pay-as-you-Go Composition",
+        "authors": "Rogers, Roth, Ullman, Vadhan",
+        "arxiv": "1605.08294",
+        "version": "NeurIPS 2016 (seed text)",
+        "seed": "003_05a378efbd63455f.txt",
+    },
+    "feldman2021": {
+        "title": "Individual Privacy Accounting via a Renyi Filter",
+        "authors": "Feldman, Zrnic",
+        "arxiv": "2008.11193",
+        "version": "NeurIPS 2021 (seed text, formulas stripped)",
+        "seed": "002_485f6b48c71ae221.txt",
+    },
+    "balle2020": {
+        "title": "Privacy Amplification via Random Check-Ins",
+        "authors": "Balle, Kairouz, McMahan, Thakkar, Thakurta",
+        "arxiv": "2007.06605",
+        "version": "NeurIPS 2020 (seed text, formulas stripped)",
+        "seed": "004_8fba9d9eabe1335c.txt",
+    },
+    "howard2021": {
+        "title": "Time-uniform, nonparametric, nonasymptotic confidence sequences",
+        "authors": "Howard, Ramdas, McAuliffe, Sekhon",
+        "arxiv": "1810.08240",
+        "version": "Annals of Statistics 49(2), 2021 (published statement; not a seed)",
+        "seed": None,
+    },
+}
+
+DIRECTIONS = ("upper", "lower", "exact")
+PROVENANCES = ("as printed", "derived", "corrected", "published statement", "re-derived from the described proof")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: name, domain, kind (``scalar``, ``integer``, ``sequence``, ``text``), default, doc."""
+
+    name: str
+    domain: Domain | str
+    kind: str = "scalar"
+    default: object = None
+    doc: str = ""
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "domain": str(self.domain),
+            "default": None if self.default is None else str(self.default),
+            "doc": self.doc,
+        }
+
+
+@dataclass
+class Entry:
+    """A catalog entry: the citation, the contract and the callable."""
+
+    id: str
+    paper: str
+    result: str
+    direction: str
+    summary: str
+    params: tuple[Param, ...]
+    func: Callable
+    equation: str | None = None
+    provenance: str = "as printed"
+    note: str = ""
+    returns: str = "mpf"
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def source(self) -> str:
+        p = PAPERS[self.paper]
+        seed = p["seed"] or "not a seed"
+        return f"{seed} ({p['version']})"
+
+    def as_dict(self) -> dict:
+        p = PAPERS[self.paper]
+        return {
+            "id": self.id,
+            "paper": f"{p['authors']}, {p['title']}",
+            "paper_key": self.paper,
+            "arxiv": p["arxiv"],
+            "source": self.source,
+            "result": self.result,
+            "equation": self.equation,
+            "parameters": [q.as_dict() for q in self.params],
+            "direction": self.direction,
+            "provenance": self.provenance,
+            "summary": self.summary,
+            "note": self.note,
+            "function": f"{self.func.__module__}.{self.func.__qualname__}",
+            "returns": self.returns,
+        }
+
+    def defaults(self) -> dict:
+        return {q.name: q.default for q in self.params if q.default is not None}
+
+    def __call__(self, **kwargs):
+        return self.func(**kwargs)
+
+
+CATALOG: dict[str, Entry] = {}
+
+
+def register(id: str, *, paper: str, result: str, direction: str, summary: str,
+             params: tuple[Param, ...] | list[Param], equation: str | None = None,
+             provenance: str = "as printed", note: str = "", returns: str = "mpf") -> Callable:
+    """Decorator: register ``fn`` under ``id`` and attach its citation.
+
+    A function may carry several citations (the same formula numbered
+    differently in two versions of a paper): stack the decorator.
+    """
+    if paper not in PAPERS:
+        raise ValueError(f"paper must be one of {sorted(PAPERS)}, found {paper!r}")
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, found {direction!r}")
+    if provenance not in PROVENANCES:
+        raise ValueError(f"provenance must be one of {PROVENANCES}, found {provenance!r}")
+
+    def deco(fn: Callable) -> Callable:
+        if id in CATALOG:
+            raise ValueError(f"catalog id {id!r} registered twice")
+        sig = inspect.signature(fn)
+        for q in params:
+            if q.name not in sig.parameters:
+                raise TypeError(f"{id}: parameter {q.name!r} is not an argument of {fn.__qualname__}")
+        entry = Entry(id=id, paper=paper, result=result, direction=direction, summary=summary,
+                      params=tuple(params), func=fn, equation=equation, provenance=provenance,
+                      note=note, returns=returns)
+        CATALOG[id] = entry
+        cites = list(getattr(fn, "__citations__", ()))
+        cites.append(entry.as_dict())
+        fn.__citations__ = tuple(cites)
+        return fn
+
+    return deco
+
+
+def _load_all() -> None:
+    from . import whitehouse2023  # noqa: F401  (registers its entries)
+
+
+def entries() -> list[Entry]:
+    """All entries, sorted by id."""
+    _load_all()
+    return [CATALOG[k] for k in sorted(CATALOG)]
+
+
+def get(id: str) -> Entry:
+    """The entry named ``id``; ``KeyError`` lists close matches."""
+    _load_all()
+    try:
+        return CATALOG[id]
+    except KeyError:
+        import difflib
+
+        close = difflib.get_close_matches(id, list(CATALOG), n=5)
+        raise KeyError(f"unknown result id {id!r}; close matches: {close}") from None

@@ -1,0 +1,1 @@
+"""SymPy derivations of the closed forms implemented in :mod:`reference`."""
