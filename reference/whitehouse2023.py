@@ -30,6 +30,7 @@ from .precision import (
     check,
     check_seq,
     compare_exp_rational,
+    mpf_to_fraction,
 )
 
 P = Domain.positive()
@@ -260,6 +261,25 @@ def dp_to_pdp_delta(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     return certified(lambda c, e, d: 2 * d / (e * c.exp(e)), (e, d), "upper", dps)
 
 
+@register("whitehouse2022_lem1_dp_to_pdp_delta_corrected", paper=W22, result="Lemma 1 (corrected)", direction="upper",
+          summary="Corrected DP -> pDP delta: delta/(1 - e^-eps) + delta/(e^eps (e^eps - 1)) (the printed 2 delta/(eps e^eps) is false for eps > 0.469)",
+          params=(_eps, Param("delta", Domain.closed_unit(), default="1e-6")), provenance="corrected",
+          note="See errata W22-LEM1-DP-TO-PDP. Upper tail: P(L > 2eps) <= delta/(1 - e^-eps); lower tail: P(L < -2eps) <= delta/(e^eps (e^eps - 1)).")
+def dp_to_pdp_delta_corrected(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+    """Lemma 1 (whitehouse2022), corrected converse: (eps, delta)-DP implies (2 eps, delta*)-pDP, rounded up.
+
+    ``delta* = delta/(1 - e^-eps) + delta/(e^eps (e^eps - 1))``.  Derivation: on
+    S = {L > 2 eps}, P(S) <= e^eps Q(S) + delta and Q(S) < e^-2eps P(S) give
+    P(S) <= delta/(1 - e^-eps); on T = {L < -2 eps}, Q(T) <= e^eps P(T) + delta and
+    Q(T) > e^2eps P(T) give P(T) <= delta/(e^eps (e^eps - 1)).  The upper-tail term
+    is approached by a two-point mechanism, so the printed 2 delta/(eps e^eps)
+    (errata W22-LEM1-DP-TO-PDP) fails for eps > 0.469.  Preconditions: eps > 0, delta in [0, 1].
+    """
+    e = check("eps", eps, P)
+    d = check("delta", delta, Domain.closed_unit())
+    return certified(lambda c, e, d: d / (1 - c.exp(-e)) + d / (c.exp(e) * (c.exp(e) - 1)), (e, d), "upper", dps)
+
+
 @register("whitehouse2023_lem1_dp_to_zcdp_rho", paper=W23, result="Lemma 1", direction="upper",
           summary="(eps, delta)-DP implies delta-approximate (eps^2/2)-zCDP: rho = eps^2/2", params=(_eps0,))
 def dp_to_zcdp_rho(eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
@@ -487,10 +507,9 @@ def filter_rounds_homogeneous(eps0, delta0, eps_target, delta_prime, delta_secon
     et = check("eps_target", eps_target, P)
     dp = check("delta_prime", delta_prime, U)
     d2 = check("delta_second", delta_second, Domain.unit_nonneg())
-    ys = y_star(et, dp, dps=30)
-    k = int(mpmath.floor(ys / (mpmath.mpf(e0.numerator) / e0.denominator) ** 2))
-    k = max(k - 2, 0)
     v0 = e0 * e0
+    ys = mpf_to_fraction(y_star(et, dp, dps=30))
+    k = max(int(ys / v0) - 2, 0)  # exact floor of the 30-digit y*/eps0^2, then corrected exactly
     while filter_admits((k + 1) * v0, et, dp):
         k += 1
     while k > 0 and not filter_admits(k * v0, et, dp):

@@ -1,0 +1,101 @@
+"""The precision contract: exact parsing, validation messages, directed rounding."""
+import threading
+from decimal import Decimal
+from fractions import Fraction
+
+import mpmath
+import pytest
+from hypothesis import given, strategies as st
+
+from reference.precision import (Domain, certified, check, check_seq, compare_exp_rational,
+                                 directed_decimal, enclosure, sign_of, to_exact)
+
+
+@pytest.mark.parametrize("x, expected", [
+    (3, Fraction(3)), ("1e-6", Fraction(1, 10**6)), ("1/3", Fraction(1, 3)), (0.1, Fraction(0.1)),
+    (Fraction(2, 7), Fraction(2, 7)), (mpmath.mpf("0.5"), Fraction(1, 2)), (" 2.5 ", Fraction(5, 2)),
+    (Decimal("0.25"), Fraction(1, 4)), ("1e-300", Fraction(1, 10**300)),
+])
+def test_exact_parsing(x, expected):
+    assert to_exact(x, "x") == expected
+
+
+def test_float_is_its_binary_value_not_its_repr():
+    assert to_exact(0.1, "x") != Fraction(1, 10)
+    assert to_exact(0.1, "x") == Fraction(3602879701896397, 36028797018963968)
+
+
+@pytest.mark.parametrize("bad, exc", [
+    (True, TypeError), (None, TypeError), ([1], TypeError), (float("nan"), ValueError), (float("inf"), ValueError),
+    ("nan", ValueError), ("inf", ValueError), ("abc", ValueError), (mpmath.mpf("inf"), ValueError), ("1/0", ValueError),
+])
+def test_bad_inputs_name_the_parameter(bad, exc):
+    with pytest.raises(exc, match="delta_prime"):
+        to_exact(bad, "delta_prime")
+
+
+def test_domain_error_names_parameter_domain_and_value():
+    with pytest.raises(ValueError, match=r"delta must lie in \(0, 1\), found 2"):
+        check("delta", 2, Domain.open_unit())
+    with pytest.raises(ValueError, match=r"eps\[1\] must lie in"):
+        check_seq("eps", [1, -1], Domain.positive())
+    with pytest.raises(ValueError, match="non-empty"):
+        check_seq("eps", [], Domain.positive())
+
+
+@given(st.fractions(min_value=-10**6, max_value=10**6).filter(lambda q: q != 0), st.integers(1, 40))
+def test_directed_decimal_brackets_value(q, digits):
+    up = Fraction(Decimal(directed_decimal(q, digits, "upper")))
+    lo = Fraction(Decimal(directed_decimal(q, digits, "lower")))
+    assert lo <= q <= up
+    # one unit in the last place apart at most
+    e = abs(q)
+    ulp = Fraction(10) ** (len(str(int(e))) - digits) if e >= 1 else None
+    if ulp is not None:
+        assert up - lo <= ulp
+
+
+@given(st.fractions(min_value=Fraction(1, 10**6), max_value=1000), st.sampled_from([15, 30, 50]))
+def test_certified_sqrt_directed(q, dps):
+    up = certified(lambda c, x: c.sqrt(x), (q,), "upper", dps)
+    lo = certified(lambda c, x: c.sqrt(x), (q,), "lower", dps)
+    # check the direction at twice the precision, with exact squares
+    from reference.precision import mpf_to_fraction
+    assert mpf_to_fraction(up) ** 2 >= q >= mpf_to_fraction(lo) ** 2
+    assert up - lo <= abs(up) * mpmath.mpf(10) ** (-dps + 1)
+
+
+def test_precision_ladder_and_global_state_untouched():
+    before = (mpmath.mp.prec, mpmath.iv.prec)
+    f = lambda c, x: c.exp(x) * c.log(x)
+    for q in (Fraction(1, 3), Fraction(10**12), Fraction(1, 10**300)):
+        p50 = certified(f, (q,), "upper", 50)
+        e100 = enclosure(f, (q,), 100)
+        assert p50 >= e100.lo  # direction checked at twice the precision
+        assert abs(p50 - e100.hi) <= abs(e100.hi) * mpmath.mpf(10) ** -49
+    assert (mpmath.mp.prec, mpmath.iv.prec) == before
+
+
+def test_exact_decisions():
+    # exp(1) vs a 16-digit truncation of e: exp is transcendental, refinement decides
+    assert compare_exp_rational(Fraction(1), Fraction(2718281828459045, 10**15)) == 1
+    assert compare_exp_rational(Fraction(1), Fraction(2718281828459046, 10**15)) == -1
+    assert compare_exp_rational(Fraction(0), Fraction(1)) == 0
+    assert sign_of(lambda c, x: x - x, (Fraction(1, 3),), tie=lambda: 0) in (0,)
+
+
+def test_threads_get_private_contexts():
+    errs = []
+
+    def work(dps):
+        try:
+            for _ in range(50):
+                v = certified(lambda c, x: c.sqrt(x), (Fraction(2),), "upper", dps)
+                assert abs(v - mpmath.sqrt(2)) < 1e-14
+        except Exception as e:  # pragma: no cover
+            errs.append(e)
+
+    ts = [threading.Thread(target=work, args=(d,)) for d in (15, 50, 200, 30)]
+    [t.start() for t in ts]
+    [t.join() for t in ts]
+    assert not errs
