@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Benchmark of the closed forms and of the filter's per-step decision (a script, not a test).
+
+Targets (1 ms each):
+
+(i)  every catalog entry with direction upper/lower/exact that returns an ``mpf``:
+     the median time of one evaluation at its default parameters at 50 digits;
+(ii) if :mod:`reference.filters` has ``DPFilter``: the per-step decision time of
+     ``DPFilter.try_run`` over 10^4 steps of eps = 0.001 (delta' = 1e-6, target eps = 1,
+     so every step is admitted and every decision is a full exact test).
+
+Prints a table, the worst case and each ratio to its target (ratio < 1 means
+the target is met).  Exits non-zero on a missed target only with ``--strict``.
+
+    python benchmarks/bench_closed_forms.py [--strict] [--repeat 31] [--number 20] [--steps 10000]
+"""
+from __future__ import annotations
+
+import argparse
+import inspect
+import statistics
+import sys
+import time
+import timeit
+from pathlib import Path
+
+try:
+    import reference  # noqa: F401
+except ImportError:  # run from a checkout without installing
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from reference.catalog import entries  # noqa: E402
+from reference.report import prepare_arguments  # noqa: E402
+
+TARGET_S = 1e-3
+DPS = 50
+
+
+def bench_closed_forms(repeat: int, number: int) -> list[tuple[str, float]]:
+    """Median seconds per evaluation for each eligible entry, sorted slowest first."""
+    out = []
+    for e in entries():
+        if e.direction not in ("upper", "lower", "exact") or e.returns != "mpf":
+            continue
+        kwargs, _, _ = prepare_arguments(e, {})
+        if "dps" in inspect.signature(e.func).parameters:
+            kwargs["dps"] = DPS
+        fn = e.func
+        fn(**kwargs)  # warm-up: caches of mpmath constants, the thread's interval context
+        times = timeit.Timer(lambda: fn(**kwargs)).repeat(repeat=repeat, number=number)
+        out.append((e.id, statistics.median(times) / number))
+    out.sort(key=lambda t: -t[1])
+    return out
+
+
+def _kw_for(params, values: dict[str, object]) -> dict:
+    """Map a callable's parameter names to benchmark values (robust to naming)."""
+    kw = {}
+    for name, p in params.items():
+        if name in ("self", "dps") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        for key, val in values.items():
+            if name == key or name.startswith(key):
+                kw[name] = val
+                break
+        else:
+            if p.default is inspect.Parameter.empty:
+                raise TypeError(f"do not know what to pass for parameter {name!r}")
+    return kw
+
+
+def bench_filter(steps: int):
+    """Per-step times (seconds) of DPFilter.try_run, or a string saying why it was skipped."""
+    try:
+        from reference import filters
+    except ImportError as exc:
+        return f"skipped: reference.filters is not importable ({exc})"
+    DPFilter = getattr(filters, "DPFilter", None)
+    if DPFilter is None:
+        return "skipped: reference.filters has no DPFilter"
+    try:
+        ctor = inspect.signature(DPFilter).parameters
+        f = DPFilter(**_kw_for(ctor, {"eps_target": "1", "eps": "1", "epsilon": "1", "delta_prime": "1e-6",
+                                      "delta_second": "0", "delta": "0"}))
+        step_kw = _kw_for(inspect.signature(f.try_run).parameters,
+                          {"eps": "0.001", "epsilon": "0.001", "delta": "0"})
+    except Exception as exc:  # the API is someone else's: say so instead of crashing
+        return f"skipped: could not set up DPFilter ({type(exc).__name__}: {exc})"
+    per_step = []
+    admitted = 0
+    clock = time.perf_counter_ns
+    for _ in range(steps):
+        t0 = clock()
+        r = f.try_run(**step_kw)
+        per_step.append((clock() - t0) * 1e-9)
+        admitted += bool(r)
+    return per_step, admitted
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
+    ap.add_argument("--repeat", type=int, default=31, help="timeit repeats per entry (median taken)")
+    ap.add_argument("--number", type=int, default=20, help="evaluations per timeit repeat")
+    ap.add_argument("--steps", type=int, default=10_000, help="filter steps")
+    args = ap.parse_args(argv)
+    missed = []
+
+    print(f"(i) closed forms at {DPS} digits: median of {args.repeat} x {args.number} evaluations at defaults")
+    rows = bench_closed_forms(args.repeat, args.number)
+    w = max(len(i) for i, _ in rows)
+    print(f"{'id':<{w}}  {'median':>10}  ratio to 1 ms")
+    for i, t in rows:
+        print(f"{i:<{w}}  {t * 1e6:>8.1f}us  {t / TARGET_S:.3f}")
+    worst_id, worst = rows[0]
+    ratio = worst / TARGET_S
+    print(f"worst case: {worst_id} {worst * 1e6:.1f}us, ratio {ratio:.3f} "
+          f"({'meets' if ratio <= 1 else 'MISSES'} the 1 ms target); {len(rows)} entries")
+    if ratio > 1:
+        missed.append("closed forms")
+
+    print()
+    print(f"(ii) DPFilter.try_run per-step decision over {args.steps} steps (eps=0.001, delta'=1e-6, target eps=1)")
+    res = bench_filter(args.steps)
+    if isinstance(res, str):
+        print(res)
+    else:
+        per, admitted = res
+        per_sorted = sorted(per)
+        med = statistics.median(per)
+        p99 = per_sorted[min(len(per) - 1, int(0.99 * len(per)))]
+        mean = sum(per) / len(per)
+        print(f"admitted {admitted}/{len(per)} steps")
+        print(f"median {med * 1e6:.1f}us  mean {mean * 1e6:.1f}us  p99 {p99 * 1e6:.1f}us  max {per_sorted[-1] * 1e6:.1f}us")
+        r = med / TARGET_S
+        print(f"ratio to 1 ms (median): {r:.3f} ({'meets' if r <= 1 else 'MISSES'} the target); "
+              f"p99 ratio {p99 / TARGET_S:.3f}")
+        if r > 1:
+            missed.append("filter step")
+
+    if missed:
+        print(f"\nmissed targets: {', '.join(missed)}")
+        return 1 if args.strict else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""Exact enumeration of adaptive randomized-response compositions (small horizons).
+
+By Whitehouse et al. Lemma 3 (whitehouse2022) an adaptive composition of
+conditionally (eps_n, 0)-DP steps is a post-processing of conditional
+randomized response, so RR is the worst case.  For an adversary choosing
+eps_n from the transcript and a stopping rule, this enumerates every path
+and returns exact-to-60-digits quantities:
+
+* the hockey-stick divergence sum_paths [P(path) - e^eps Q(path)]_+ of the
+  stopped transcript (a filter is valid iff this is <= delta);
+* the probability under P that the privacy loss ever exceeds an odometer.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Optional
+
+import mpmath
+
+Strategy = Callable[[Fraction, Fraction, int], Optional[Fraction]]  # (loss, V, n) -> next eps
+
+
+def _mpf(q: Fraction):
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+def stopped_states(strategy: Strategy, admit, horizon: int):
+    """Exact law under P of the stopped state (loss, V, n), merging equal states.
+
+    ``strategy(loss, V, n)`` returns eps_{n+1} (a Markov adversary: its choice may
+    depend on the realized loss and the accumulated variance) or ``None`` to stop;
+    ``admit(V_next, n)`` is the filter (step n+1 with intrinsic time V_next runs
+    iff True).  Returns ``{(loss, V, n): probability}`` with probabilities at the
+    current mpmath precision.  Cost: O(horizon * number of distinct states).
+    """
+    level = {(Fraction(0), Fraction(0)): mpmath.mpf(1)}
+    stopped: dict = {}
+    for n in range(horizon + 1):
+        nxt: dict = {}
+        for (loss, V), prob in level.items():
+            e = strategy(loss, V, n) if n < horizon else None
+            if e is None or not admit(V + e * e, n):
+                key = (loss, V, n)
+                stopped[key] = stopped.get(key, 0) + prob
+                continue
+            p = 1 / (1 + mpmath.exp(-_mpf(e)))
+            for dl, w in ((e, p), (-e, 1 - p)):
+                k = (loss + dl, V + e * e)
+                nxt[k] = nxt.get(k, 0) + prob * w
+        level = nxt
+        if not level:
+            break
+    return stopped
+
+
+def hockey_stick(strategy: Strategy, admit, horizon: int, eps: Fraction) -> mpmath.mpf:
+    """sup_G P(G) - e^eps Q(G) for the stopped transcript = E_P[(1 - e^(eps - L))_+]."""
+    total = mpmath.mpf(0)
+    for (loss, _, _), prob in stopped_states(strategy, admit, horizon).items():
+        if loss > eps:
+            total += prob * (1 - mpmath.exp(_mpf(eps - loss)))
+    return total
+
+
+def odometer_crossing(strategy: Strategy, horizon: int, bound: Callable[[Fraction], mpmath.mpf]) -> mpmath.mpf:
+    """P(exists n <= horizon: L_n > bound(V_n)) under P (paths are absorbed at their first crossing)."""
+    crossed = mpmath.mpf(0)
+    level = {(Fraction(0), Fraction(0)): mpmath.mpf(1)}
+    for n in range(horizon):
+        nxt: dict = {}
+        for (loss, V), prob in level.items():
+            e = strategy(loss, V, n)
+            if e is None:
+                continue
+            p = 1 / (1 + mpmath.exp(-_mpf(e)))
+            for dl, w in ((e, p), (-e, 1 - p)):
+                l2, V2 = loss + dl, V + e * e
+                if _mpf(l2) > bound(V2):
+                    crossed += prob * w
+                else:
+                    k = (l2, V2)
+                    nxt[k] = nxt.get(k, 0) + prob * w
+        level = nxt
+    return crossed
+
+
+# Adversaries (Markov: the choice depends on the realized loss, V and n) ---
+
+def homogeneous(e):
+    return lambda loss, V, n: e
+
+
+def alternating(big, small):
+    return lambda loss, V, n: big if n % 2 == 0 else small
+
+
+def loss_chasing(up, down, start):
+    """Raise eps after a positive realized loss, lower it after a negative one."""
+    return lambda loss, V, n: start if n == 0 else (up if loss > 0 else down)
+
+
+def variance_spender(eps_small, eps_big, v_switch):
+    """Spend small steps until V reaches v_switch, then big ones (stresses the look-ahead)."""
+    return lambda loss, V, n: eps_small if V < v_switch else eps_big
+
+
+def random_adaptive(seed, choices):
+    """A fixed random function of (sign of loss, n): adaptive but reproducible."""
+    import random
+
+    table: dict = {}
+
+    def s(loss, V, n):
+        key = (loss > 0, loss == 0, n)
+        if key not in table:
+            table[key] = random.Random(f"{seed}-{key}").choice(choices)
+        return table[key]
+    return s

@@ -1,0 +1,1037 @@
+"""Stateful privacy filters and odometers of Whitehouse, Ramdas, Rogers, Wu.
+
+Objects a practitioner keeps next to a data analysis:
+
+* :class:`DPFilter`: the (eps, delta)-DP filter, Theorem 1 (whitehouse2022) =
+  Theorem 2 (whitehouse2023);
+* :class:`ZCDPFilter`: the approximate-zCDP filter, Theorem 7 (whitehouse2022) =
+  Theorem 1 (whitehouse2023);
+* :class:`MixedFilter`: steps that are DP or zCDP, Theorem 6 (whitehouse2022);
+* :class:`Odometer`: the filter, mixture and stitched odometers, Theorem 2
+  (whitehouse2022) = Theorem 3 (whitehouse2023), and the Rogers et al. odometer
+  as quoted in Lemma 3 (whitehouse2023).
+
+Design
+------
+* **Exact state.**  Every parameter is parsed exactly (:func:`reference.precision.to_exact`;
+  pass decimal *strings* such as ``"1e-6"`` when you mean a decimal: a float is taken as
+  its exact binary value).  Running sums (``V = sum eps_m^2``, the delta sum, the rho
+  sum) are :class:`fractions.Fraction`, never floats.
+* **Exact decisions.**  The DP and mixed filters decide with
+  :func:`reference.whitehouse2023.filter_admits`, which compares
+  ``sqrt(2 log(1/delta') V) + V/2`` with ``eps`` exactly (no floating-point noise in
+  either direction); the zCDP filter compares rationals.
+* **Look-ahead.**  Step ``n+1`` is admitted iff the rule holds for the sums *including*
+  step ``n+1`` (``sum_{m <= n+1}`` in the theorems).  The filter's stopping time ``N`` is
+  the number of steps admitted before the first refusal.
+* **Probing is allowed.**  The decision depends only on the *predictable* parameters
+  (eps_{n+1}, delta_{n+1}), which the analyst chooses from the outputs of the first n
+  steps, never on the data directly.  Asking :meth:`DPFilter.can_run` about several
+  candidate parameters, or calling :meth:`DPFilter.run` again with a smaller eps after a
+  refusal, is just a (predictable) way of choosing eps_{n+1}; it releases nothing about
+  the data.  The guarantee is about the steps actually *committed*.
+* **Thread safety.**  Each object holds a :class:`threading.Lock`; a decision and the
+  commit it leads to are one atomic operation, so concurrent :meth:`DPFilter.try_run`
+  calls never over-spend.
+* **Resumable.**  :meth:`DPFilter.to_json` stores parameters, state and the run-length
+  encoded history as exact ``"p/q"`` strings with a schema name, a version and a SHA-256
+  digest; :meth:`DPFilter.from_json` re-validates everything (digest, sums, admissibility)
+  so a resumed object makes exactly the decisions the original would have made.  The
+  digest detects corruption and careless edits; it is not an authentication code.
+
+Every class carries ``__citations__`` (tuple of dicts with keys ``paper``,
+``paper_key``, ``arxiv``, ``source``, ``result``).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from fractions import Fraction
+
+import mpmath
+
+from .catalog import PAPERS
+from .precision import (
+    DEFAULT_DPS,
+    INF,
+    Domain,
+    certified,
+    check,
+    compare_exp_rational,
+    directed_decimal,
+)
+from .whitehouse2023 import (
+    filter_admits,
+    filter_odometer,
+    filter_spent,
+    mixture_odometer,
+    rogers_odometer_quoted_2023,
+    stitched_odometer,
+    zcdp_to_dp_delta,
+    zcdp_to_dp_eps,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "BudgetExceeded",
+    "DPFilter",
+    "ZCDPFilter",
+    "MixedFilter",
+    "Odometer",
+]
+
+#: Version of the JSON/dict format written by ``to_dict``/``to_json``.
+SCHEMA_VERSION = 1
+
+_P = Domain.positive()
+_NN = Domain.nonnegative()
+_U = Domain.open_unit()
+_CU = Domain.closed_unit()
+_U0 = Domain.unit_nonneg()
+_NREC = Domain.integers_from(2)
+
+
+def _cite(key: str, result: str) -> dict:
+    p = PAPERS[key]
+    seed = p["seed"] or "not a seed"
+    return {
+        "paper": f"{p['authors']}, {p['title']}",
+        "paper_key": key,
+        "arxiv": p["arxiv"],
+        "source": f"{seed} ({p['version']})",
+        "result": result,
+    }
+
+
+class BudgetExceeded(ValueError):
+    """A filter refused a step: the step would break the target privacy budget.
+
+    Attributes: ``step`` (1-based index n+1 of the refused step), ``reasons``
+    (tuple naming the violated budgets, e.g. ``("eps",)`` or ``("eps", "delta")``),
+    ``requested`` (the exact parameters of the refused step).  Raised by ``run``;
+    the filter's state is left unchanged.
+    """
+
+    def __init__(self, message: str, step: int | None = None, reasons: tuple = (), requested: tuple = ()):
+        super().__init__(message)
+        self.step = step
+        self.reasons = tuple(reasons)
+        self.requested = tuple(requested)
+
+    def __reduce__(self):
+        return (type(self), (self.args[0], self.step, self.reasons, self.requested))
+
+
+def _dec(q, direction: str = "exact", digits: int = 12) -> str:
+    return directed_decimal(q, digits, direction)
+
+
+# ==========================================================================
+# Certified formulas used by remaining()
+# ==========================================================================
+
+def _ystar_iv(c, dp, e):
+    """Corrected y* = 4 eps^2/(sqrt(2L + 2 eps) + sqrt(2L))^2 (root of sqrt(2 L y) + y/2 = eps)."""
+    L2 = -2 * c.log(dp)
+    s = c.sqrt(L2 + 2 * e) + c.sqrt(L2)
+    return 4 * e * e / (s * s)
+
+
+def _clamped_gap(c, dp, e, V):
+    """Enclosure of max(y* - V, 0); an enclosure straddling 0 is clipped to [0, hi]."""
+    d = _ystar_iv(c, dp, e) - V
+    lo, hi = d._mpi_
+    hi_m = mpmath.mp.make_mpf(hi)
+    if hi_m <= 0:
+        return c.mpf(0)
+    if mpmath.mp.make_mpf(lo) < 0:
+        d = c.mpf([0, hi_m])
+    return d
+
+
+def _max_eps_formula(c, dp, e, V):
+    return c.sqrt(_clamped_gap(c, dp, e, V))
+
+
+def _max_rho_formula(c, dp, e, V):
+    return _clamped_gap(c, dp, e, V) / 2
+
+
+# ==========================================================================
+# Shared machinery: validation, run-length history, lock, serialisation
+# ==========================================================================
+
+class _Accountant:
+    """Common base: parameters, run-length history, lock and (de)serialisation.
+
+    Subclasses define ``_PARAMS`` (tuple of ``(name, domain, optional)``), the state
+    fields, ``_step_to_json``/``_step_from_json``, ``_apply``, ``_from_params`` and
+    ``_state_problem`` (``None`` when the state is reachable under the rule).
+    """
+
+    _PARAMS: tuple = ()
+    _STATE: tuple = ()
+
+    def _init_params(self, values: dict) -> None:
+        self._p: dict[str, Fraction | None] = {}
+        for name, dom, optional in self._PARAMS:
+            v = values[name]
+            if v is None and optional:
+                self._p[name] = None
+            else:
+                self._p[name] = check(name, v, dom)
+        self._lock = threading.Lock()
+        self._runs: list[list] = []  # [*step_fields, count]
+        self._n = 0
+
+    # ---- history --------------------------------------------------------
+    def _push(self, step: tuple, count: int = 1) -> None:
+        if self._runs and tuple(self._runs[-1][:-1]) == step:
+            self._runs[-1][-1] += count
+        else:
+            self._runs.append([*step, count])
+        self._n += count
+
+    @property
+    def n(self) -> int:
+        """Number of steps committed so far (exact int)."""
+        with self._lock:
+            return self._n
+
+    @property
+    def history(self) -> list[tuple]:
+        """The committed steps, in order, as tuples of exact ``Fraction`` values (a copy)."""
+        with self._lock:
+            runs = [list(r) for r in self._runs]
+        out: list[tuple] = []
+        for r in runs:
+            out.extend([tuple(r[:-1])] * r[-1])
+        return out
+
+    @property
+    def history_runs(self) -> list[tuple]:
+        """Run-length encoded history: tuples ``(*step, count)`` merging consecutive equal steps (a copy)."""
+        with self._lock:
+            return [tuple(r) for r in self._runs]
+
+    @property
+    def params(self) -> dict:
+        """The exact parameters the object was built with (a copy; ``Fraction`` or ``None``)."""
+        return dict(self._p)
+
+    # ---- serialisation --------------------------------------------------
+    @classmethod
+    def _schema(cls) -> str:
+        return f"fullyadaptive.filters.{cls.__name__}"
+
+    def to_dict(self) -> dict:
+        """Snapshot of the filter/odometer of ``__citations__``: exact, versioned dict of parameters, state, run-length history, SHA-256 digest.
+
+        Every value is an exact ``"p/q"`` string (counts and ``n`` are ints).
+
+        Rounding: none (every value is exact).  Guarantee: ``from_dict(to_dict())``
+        rebuilds an object in the same state that makes identical decisions.
+        """
+        with self._lock:
+            state = {"n": self._n}
+            for f in self._STATE:
+                state[f] = str(getattr(self, "_" + f))
+            hist = [self._step_to_json(tuple(r[:-1])) + [r[-1]] for r in self._runs]
+        d = {
+            "schema": self._schema(),
+            "version": SCHEMA_VERSION,
+            "params": {k: (None if v is None else str(v)) for k, v in self._p.items()},
+            "state": state,
+            "history": hist,
+        }
+        d["digest"] = _digest(d)
+        return d
+
+    def to_json(self, **json_kwargs) -> str:
+        """Snapshot of the filter/odometer of ``__citations__`` as a JSON string (the :meth:`to_dict` data; exact ``"p/q"`` strings)."""
+        return json.dumps(self.to_dict(), **json_kwargs)
+
+    @classmethod
+    def from_json(cls, s):
+        """Resume the filter/odometer of ``__citations__`` from :meth:`to_json` output; ``ValueError`` on malformed, tampered or inconsistent input.
+
+        Preconditions: ``s`` is a ``str``/``bytes`` holding a JSON object written by
+        ``to_json`` of the same class and schema version.
+        """
+        if not isinstance(s, (str, bytes, bytearray)):
+            raise TypeError(f"s must be a JSON str, found {type(s).__name__}")
+        try:
+            d = json.loads(s)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValueError(f"s is not valid JSON: {exc}") from None
+        return cls.from_dict(d)
+
+    @classmethod
+    def from_dict(cls, d):
+        """Resume the filter/odometer of ``__citations__`` from :meth:`to_dict` output, re-validating everything; ``ValueError`` otherwise.
+
+        Checks: schema name and version, exact key sets, the digest, every value is an
+        exact string in its domain, the stored state equals the sums recomputed from the
+        history, and (for filters) the state is admissible under the filter's rule
+        (partial sums are monotone, so the final state being admissible means every
+        prefix was).  A resumed object therefore decides exactly as the original did.
+        """
+        try:
+            return cls._from_dict(d)
+        except (TypeError, KeyError, AttributeError, IndexError) as exc:
+            raise ValueError(f"malformed {cls.__name__} dict: {exc}") from None
+
+    @classmethod
+    def _from_dict(cls, d):
+        name = cls.__name__
+        if not isinstance(d, dict):
+            raise ValueError(f"{name} state must be a JSON object, found {type(d).__name__}")
+        keys = {"schema", "version", "params", "state", "history", "digest"}
+        if set(d) != keys:
+            raise ValueError(f"{name} state must have exactly the keys {sorted(keys)}, found {sorted(d)}")
+        if d["schema"] != cls._schema():
+            raise ValueError(f"schema must be {cls._schema()!r}, found {d['schema']!r}")
+        if type(d["version"]) is not int or d["version"] != SCHEMA_VERSION:
+            raise ValueError(f"version must be {SCHEMA_VERSION}, found {d['version']!r}")
+        body = {k: v for k, v in d.items() if k != "digest"}
+        if not isinstance(d["digest"], str) or d["digest"] != _digest(body):
+            raise ValueError(f"{name} state digest mismatch: the data was modified or corrupted")
+        params = d["params"]
+        want = [p[0] for p in cls._PARAMS]
+        if not isinstance(params, dict) or set(params) != set(want):
+            raise ValueError(f"params must have exactly the keys {sorted(want)}, found {params!r}")
+        kw = {}
+        for pname, _, optional in cls._PARAMS:
+            v = params[pname]
+            if v is None and optional:
+                kw[pname] = None
+            else:
+                kw[pname] = _exact_str(v, f"params.{pname}")
+        obj = cls._from_params(kw)
+        hist = d["history"]
+        if not isinstance(hist, list):
+            raise ValueError(f"history must be a list, found {type(hist).__name__}")
+        for i, run in enumerate(hist):
+            if not isinstance(run, list) or len(run) < 2:
+                raise ValueError(f"history[{i}] must be a list [..., count], found {run!r}")
+            cnt = run[-1]
+            if type(cnt) is not int or cnt < 1:
+                raise ValueError(f"history[{i}] count must be an int >= 1, found {cnt!r}")
+            step = obj._step_from_json(run[:-1], f"history[{i}]")
+            obj._apply(step, cnt)
+            obj._push(step, cnt)
+        state = d["state"]
+        fields = ["n", *cls._STATE]
+        if not isinstance(state, dict) or set(state) != set(fields):
+            raise ValueError(f"state must have exactly the keys {sorted(fields)}, found {state!r}")
+        if type(state["n"]) is not int or state["n"] != obj._n:
+            raise ValueError(f"state.n = {state['n']!r} does not match the history ({obj._n} steps)")
+        for f in cls._STATE:
+            q = _exact_str(state[f], f"state.{f}")
+            if q != getattr(obj, "_" + f):
+                raise ValueError(f"state.{f} = {state[f]!r} does not match the history ({getattr(obj, '_' + f)})")
+        problem = obj._state_problem()
+        if problem:
+            raise ValueError(f"{name} state is not reachable: {problem}")
+        return obj
+
+    def _state_problem(self) -> str | None:
+        return None
+
+    def __getstate__(self):
+        return self.to_dict()
+
+    def __setstate__(self, d):
+        other = type(self).from_dict(d)
+        self.__dict__.update(other.__dict__)
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        ps = ", ".join(f"{k}={str(v)!r}" for k, v in self._p.items() if v is not None)
+        return f"{type(self).__name__}({ps}; n={self.n})"
+
+
+def _digest(body: dict) -> str:
+    canon = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canon.encode("ascii")).hexdigest()
+
+
+def _exact_str(v, where: str) -> Fraction:
+    """Parse a serialised exact value: must be a ``str`` (``"p/q"`` or decimal)."""
+    if not isinstance(v, str):
+        raise ValueError(f"{where} must be an exact string like '1/3', found {type(v).__name__} {v!r}")
+    try:
+        return check(where, v, Domain())
+    except TypeError as exc:  # pragma: no cover - str never raises TypeError
+        raise ValueError(str(exc)) from None
+
+
+def _in(v, where: str, dom: Domain) -> Fraction:
+    """Parse a serialised exact value and check its domain (``ValueError`` naming ``where``)."""
+    q = _exact_str(v, where)
+    if not dom.contains(q):
+        raise ValueError(f"{where} must lie in {dom}, found {v!r}")
+    return q
+
+
+def _pair_to_json(self, step: tuple) -> list:
+    return [str(step[0]), str(step[1])]
+
+
+def _eps_delta_from_json(self, run: list, where: str) -> tuple:
+    if len(run) != 2:
+        raise ValueError(f"{where} must be [eps_n, delta_n, count], found {run!r}")
+    return (_in(run[0], f"{where}.eps_n", _NN), _in(run[1], f"{where}.delta_n", _CU))
+
+
+# ==========================================================================
+# Theorem 1 (whitehouse2022) = Theorem 2 (whitehouse2023): the DP filter
+# ==========================================================================
+
+class DPFilter(_Accountant):
+    """whitehouse2022 Theorem 1 / whitehouse2023 Theorem 2: the (eps, delta' + delta'')-DP privacy filter.
+
+    Contract: step n+1 with parameters (eps_{n+1}, delta_{n+1}) is admitted iff
+
+        sqrt(2 log(1/delta') V_{n+1}) + V_{n+1}/2 <= eps   and   sum_{m<=n+1} delta_m <= delta'',
+
+    where ``V_{n+1} = sum_{m<=n+1} eps_m^2``.  If every step A_n is
+    (eps_n, delta_n)-DP *conditioned on* A_{1:n-1} (Definition 1, whitehouse2022:
+    conditional DP, parameters predictable from the earlier outputs), then the
+    interaction made of the admitted steps is (eps, delta' + delta'')-DP.
+
+    Preconditions: ``eps > 0``, ``0 < delta_prime < 1``, ``0 <= delta_second < 1``;
+    per step ``eps_n >= 0`` and ``delta_n`` in [0, 1].  All parsed exactly.
+
+    Rounding: decisions are exact (:func:`reference.whitehouse2023.filter_admits`);
+    reported quantities (:meth:`remaining`) are certified and rounded in the safe
+    direction stated there.
+
+    Guarantee: the filter never admits a step the exact rule refuses nor refuses one it
+    admits.  Probing with :meth:`can_run` or retrying after a refusal is allowed: the
+    decision is a function of the predictable parameters only (see module docstring).
+    """
+
+    __citations__ = (_cite("whitehouse2022", "Theorem 1"), _cite("whitehouse2023", "Theorem 2"))
+    _PARAMS = (("eps", _P, False), ("delta_prime", _U, False), ("delta_second", _U0, False))
+    _STATE = ("V", "delta_spent")
+
+    def __init__(self, eps, delta_prime, delta_second=0):
+        """whitehouse2022 Theorem 1: build a filter with target (eps, delta' + delta'').
+
+        Preconditions: eps > 0; delta_prime in (0, 1); delta_second in [0, 1).
+        Raises ``TypeError``/``ValueError`` naming the offending parameter.
+        """
+        self._init_params({"eps": eps, "delta_prime": delta_prime, "delta_second": delta_second})
+        self._V = Fraction(0)
+        self._delta_spent = Fraction(0)
+
+    @classmethod
+    def _from_params(cls, kw):
+        return cls(**kw)
+
+    _step_to_json = _pair_to_json
+    _step_from_json = _eps_delta_from_json
+
+    # ---- state ----------------------------------------------------------
+    @property
+    def V(self) -> Fraction:
+        """Intrinsic time ``V_n = sum_{m<=n} eps_m^2`` of the committed steps (exact ``Fraction``)."""
+        with self._lock:
+            return self._V
+
+    @property
+    def delta_spent(self) -> Fraction:
+        """``sum_{m<=n} delta_m`` of the committed steps (exact ``Fraction``)."""
+        with self._lock:
+            return self._delta_spent
+
+    @property
+    def eps(self) -> Fraction:
+        """Target epsilon (exact)."""
+        return self._p["eps"]
+
+    @property
+    def delta_prime(self) -> Fraction:
+        """delta' (exact): the failure probability of the concentration bound."""
+        return self._p["delta_prime"]
+
+    @property
+    def delta_second(self) -> Fraction:
+        """delta'' (exact): the budget for the steps' own deltas."""
+        return self._p["delta_second"]
+
+    @property
+    def delta(self) -> Fraction:
+        """Target delta = delta' + delta'' (exact)."""
+        return self._p["delta_prime"] + self._p["delta_second"]
+
+    # ---- decision -------------------------------------------------------
+    def _admits_eps(self, V_next: Fraction) -> bool:
+        """Exact test f(V_{n+1}) <= eps (hook; the look-ahead value is passed in)."""
+        if V_next == self._V:
+            return True  # invariant: the current state is admissible
+        return filter_admits(V_next, self._p["eps"], self._p["delta_prime"])
+
+    def _parse_step(self, eps_n, delta_n) -> tuple:
+        return (check("eps_n", eps_n, _NN), check("delta_n", delta_n, _CU))
+
+    def _increments(self, step: tuple) -> tuple[Fraction, Fraction]:
+        e, d = step
+        return e * e, d
+
+    def _reasons(self, step: tuple, full: bool) -> list[str]:
+        """Violated budgets for ``step`` given the current state (caller holds the lock)."""
+        v2, d = self._increments(step)
+        out = []
+        if self._delta_spent + d > self._p["delta_second"]:
+            out.append("delta")
+            if not full:
+                return out
+        if not self._admits_eps(self._V + v2):
+            out.append("eps")
+        return out
+
+    def _apply(self, step: tuple, count: int = 1) -> None:
+        v2, d = self._increments(step)
+        self._V += count * v2
+        self._delta_spent += count * d
+
+    def _state_problem(self) -> str | None:
+        if self._delta_spent > self._p["delta_second"]:
+            return f"delta_spent = {self._delta_spent} exceeds delta_second = {self._p['delta_second']}"
+        if not filter_admits(self._V, self._p["eps"], self._p["delta_prime"]):
+            return f"sqrt(2 log(1/delta') V) + V/2 exceeds eps at V = {self._V}"
+        return None
+
+    def _refusal(self, step: tuple, reasons: list[str]) -> BudgetExceeded:
+        v2, d = self._increments(step)
+        V1, S1 = self._V + v2, self._delta_spent + d
+        parts = []
+        if "eps" in reasons:
+            fv = filter_spent(V1, self._p["delta_prime"], dps=15)
+            parts.append(f"sqrt(2 log(1/delta') V) + V/2 would be {_dec(fv, 'lower')} (V = {_dec(V1)}) > eps = {_dec(self._p['eps'])}")
+        if "delta" in reasons:
+            parts.append(f"sum of deltas would be {_dec(S1)} > delta_second = {_dec(self._p['delta_second'])}")
+        return BudgetExceeded(
+            f"{type(self).__name__}: step {self._n + 1} {self._describe(step)} refused: " + "; ".join(parts),
+            step=self._n + 1, reasons=tuple(reasons), requested=step)
+
+    def _describe(self, step: tuple) -> str:
+        return f"(eps_n={_dec(step[0])}, delta_n={_dec(step[1])})"
+
+    def _can(self, step: tuple) -> bool:
+        with self._lock:
+            return not self._reasons(step, full=False)
+
+    def _run(self, step: tuple) -> int:
+        with self._lock:
+            reasons = self._reasons(step, full=False)
+            if reasons:
+                raise self._refusal(step, self._reasons(step, full=True))
+            self._apply(step)
+            self._push(step)
+            return self._n
+
+    def _try(self, step: tuple) -> bool:
+        with self._lock:
+            if self._reasons(step, full=False):
+                return False
+            self._apply(step)
+            self._push(step)
+            return True
+
+    def can_run(self, eps_n, delta_n=0) -> bool:
+        """whitehouse2022 Theorem 1: True iff step n+1 with (eps_n, delta_n) would be admitted now; no state change.
+
+        Preconditions: eps_n >= 0, delta_n in [0, 1] (exact parsing; ``TypeError``/
+        ``ValueError`` name the parameter).  Rounding: none, the decision is exact.
+        Guarantee: a pure query.  Probing several values is safe because the answer
+        depends only on the predictable parameters, never on the data.
+        """
+        return self._can(self._parse_step(eps_n, delta_n))
+
+    def run(self, eps_n, delta_n=0) -> int:
+        """whitehouse2022 Theorem 1: commit step n+1 with (eps_n, delta_n) if admitted; returns the new step count n+1.
+
+        Raises :class:`BudgetExceeded` (a ``ValueError``) naming the step and the
+        violated budget(s) if refused; the state is then unchanged.  Decision and
+        commit are atomic (one lock).  Rounding: none (exact).  Call this *before*
+        running the mechanism A_{n+1}.
+        """
+        return self._run(self._parse_step(eps_n, delta_n))
+
+    def try_run(self, eps_n, delta_n=0) -> bool:
+        """whitehouse2022 Theorem 1: commit step n+1 with (eps_n, delta_n) if admitted; True iff committed.
+
+        Same decision as :meth:`run`, atomic, but returns ``False`` instead of raising
+        on refusal (state unchanged).  Invalid parameters still raise.
+        """
+        return self._try(self._parse_step(eps_n, delta_n))
+
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
+        """whitehouse2022 Theorem 1: what is left of the budget, certified.
+
+        Returns a dict:
+
+        * ``max_next_eps``: ``sqrt(max(y* - V, 0))`` rounded DOWN (``mpf``), where y* is the
+          root of ``sqrt(2 log(1/delta') y) + y/2 = eps`` (corrected eq. (6), whitehouse2022).
+          Guarantee: ``run(max_next_eps)`` (with delta_n = 0) is admitted whenever the delta
+          budget allows it; any eps_n larger than the exact value is refused.
+        * ``max_next_V``: ``max(y* - V, 0)`` rounded DOWN (``mpf``).
+        * ``delta_left``: ``delta'' - sum delta_m`` (exact ``Fraction``).
+        * ``eps_spent``: ``sqrt(2 log(1/delta') V) + V/2`` rounded UP (``mpf``): the
+          epsilon the committed steps would certify if the analysis stopped now.
+        * ``delta``: delta' + delta'' (exact), the delta of the guarantee.
+
+        Preconditions: ``dps`` in [5, 10000] significant digits.
+        """
+        with self._lock:
+            V, S = self._V, self._delta_spent
+        e, dp, d2 = self._p["eps"], self._p["delta_prime"], self._p["delta_second"]
+        return {
+            "max_next_eps": certified(_max_eps_formula, (dp, e, V), "lower", dps),
+            "max_next_V": certified(_clamped_gap, (dp, e, V), "lower", dps),
+            "delta_left": d2 - S,
+            "eps_spent": filter_spent(V, dp, dps=dps),
+            "delta": dp + d2,
+        }
+
+
+# ==========================================================================
+# Theorem 6 (whitehouse2022): mixed DP / zCDP filter
+# ==========================================================================
+
+class MixedFilter(DPFilter):
+    """whitehouse2022 Theorem 6: the Theorem 1 filter for steps that are conditionally DP or conditionally zCDP.
+
+    Contract: a step is either ``("dp", eps_n, delta_n)`` or ``("zcdp", rho_n)``; a zCDP
+    step is an ``(1/2) eps_n^2``-zCDP step, so it adds ``eps_n^2 = 2 rho_n`` to V and 0 to
+    the delta sum.  Step n+1 is admitted iff
+    ``sqrt(2 log(1/delta') V_{n+1}) + V_{n+1}/2 <= eps`` and ``sum_{m<=n+1} delta_m <= delta''``
+    (the Theorem 1 rule).  The admitted interaction is (eps, delta' + delta'')-DP.
+
+    Preconditions (Theorem 6): with probability one, each step n, chosen from the first
+    n-1 outputs, satisfies either condition 1, conditional (eps_n, delta_n)-DP given
+    F_{n-1} (Definition 1), or condition 2, ``delta_n = 0`` and
+    ``E[exp(lambda L_n) | F_{n-1}] <= exp(lambda (lambda + 1) eps_n^2 / 2)`` for all
+    lambda >= 0 (conditional rho_n-zCDP with rho_n = eps_n^2/2).  The *kind* of the step
+    must itself be predictable.  eps > 0, delta' in (0, 1), delta'' in [0, 1).
+
+    Rounding: exact decisions; :meth:`remaining` is certified.
+    """
+
+    __citations__ = (_cite("whitehouse2022", "Theorem 6"),)
+
+    def _parse_any(self, step) -> tuple:
+        if isinstance(step, str):
+            step = tuple(s.strip() for s in step.split(":"))
+        if not isinstance(step, (tuple, list)) or not step:
+            raise TypeError(f"step must be ('dp', eps_n, delta_n) or ('zcdp', rho_n), found {step!r}")
+        kind = step[0]
+        if kind == "dp" and len(step) in (2, 3):
+            return self._parse_dp(*step[1:])
+        if kind == "zcdp" and len(step) == 2:
+            return self._parse_zcdp(step[1])
+        raise ValueError(f"step must be ('dp', eps_n, delta_n) or ('zcdp', rho_n), found {step!r}")
+
+    def _parse_dp(self, eps_n, delta_n=0) -> tuple:
+        return ("dp", check("eps_n", eps_n, _NN), check("delta_n", delta_n, _CU))
+
+    def _parse_zcdp(self, rho_n) -> tuple:
+        return ("zcdp", check("rho_n", rho_n, _NN))
+
+    _parse_step = _parse_dp
+
+    def _increments(self, step: tuple) -> tuple[Fraction, Fraction]:
+        if step[0] == "dp":
+            return step[1] * step[1], step[2]
+        return 2 * step[1], Fraction(0)
+
+    def _describe(self, step: tuple) -> str:
+        if step[0] == "dp":
+            return f"('dp', eps_n={_dec(step[1])}, delta_n={_dec(step[2])})"
+        return f"('zcdp', rho_n={_dec(step[1])})"
+
+    def _step_to_json(self, step: tuple) -> list:
+        return [step[0]] + [str(x) for x in step[1:]]
+
+    def _step_from_json(self, run: list, where: str) -> tuple:
+        if run and run[0] == "dp" and len(run) == 3:
+            return ("dp", _in(run[1], f"{where}.eps_n", _NN), _in(run[2], f"{where}.delta_n", _CU))
+        if run and run[0] == "zcdp" and len(run) == 2:
+            return ("zcdp", _in(run[1], f"{where}.rho_n", _NN))
+        raise ValueError(f"{where} must be ['dp', eps, delta, count] or ['zcdp', rho, count], found {run!r}")
+
+    # DP steps
+    def can_run_dp(self, eps_n, delta_n=0) -> bool:
+        """whitehouse2022 Theorem 6: True iff a conditionally (eps_n, delta_n)-DP step would be admitted now; no state change.
+
+        Adds eps_n^2 to V and delta_n to the delta sum.  Exact decision.
+        """
+        return self._can(self._parse_dp(eps_n, delta_n))
+
+    def run_dp(self, eps_n, delta_n=0) -> int:
+        """whitehouse2022 Theorem 6: commit a conditionally (eps_n, delta_n)-DP step; returns the new step count.
+
+        Raises :class:`BudgetExceeded` if refused (state unchanged).  Exact, atomic.
+        """
+        return self._run(self._parse_dp(eps_n, delta_n))
+
+    def try_run_dp(self, eps_n, delta_n=0) -> bool:
+        """whitehouse2022 Theorem 6: commit a conditionally (eps_n, delta_n)-DP step if admitted; True iff committed."""
+        return self._try(self._parse_dp(eps_n, delta_n))
+
+    can_run = can_run_dp
+    run = run_dp
+    try_run = try_run_dp
+
+    # zCDP steps
+    def can_run_zcdp(self, rho_n) -> bool:
+        """whitehouse2022 Theorem 6: True iff a conditionally rho_n-zCDP step (eps_n^2 = 2 rho_n, delta_n = 0) would be admitted; no state change.
+
+        Precondition: rho_n >= 0 and the step satisfies Theorem 6 condition 2.  Exact decision.
+        """
+        return self._can(self._parse_zcdp(rho_n))
+
+    def run_zcdp(self, rho_n) -> int:
+        """whitehouse2022 Theorem 6: commit a conditionally rho_n-zCDP step (adds 2 rho_n to V); returns the new step count.
+
+        Raises :class:`BudgetExceeded` if refused (state unchanged).  Exact, atomic.
+        """
+        return self._run(self._parse_zcdp(rho_n))
+
+    def try_run_zcdp(self, rho_n) -> bool:
+        """whitehouse2022 Theorem 6: commit a conditionally rho_n-zCDP step if admitted; True iff committed."""
+        return self._try(self._parse_zcdp(rho_n))
+
+    # generic
+    def can_run_step(self, step) -> bool:
+        """whitehouse2022 Theorem 6: :meth:`can_run_dp`/:meth:`can_run_zcdp` for ``('dp', eps, delta)``, ``('zcdp', rho)`` or ``'dp:EPS:DELTA'``/``'zcdp:RHO'``."""
+        return self._can(self._parse_any(step))
+
+    def run_step(self, step) -> int:
+        """whitehouse2022 Theorem 6: :meth:`run_dp`/:meth:`run_zcdp` for a tagged step (see :meth:`can_run_step`)."""
+        return self._run(self._parse_any(step))
+
+    def try_run_step(self, step) -> bool:
+        """whitehouse2022 Theorem 6: :meth:`try_run_dp`/:meth:`try_run_zcdp` for a tagged step (see :meth:`can_run_step`)."""
+        return self._try(self._parse_any(step))
+
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
+        """whitehouse2022 Theorem 6: what is left of the budget, certified.
+
+        As :meth:`DPFilter.remaining`, plus ``max_next_rho`` = ``max(y* - V, 0)/2`` rounded
+        DOWN: the largest zCDP step that is still admitted (up to that rounding).
+        """
+        out = super().remaining(dps=dps)
+        with self._lock:
+            V = self._V
+        out["max_next_rho"] = certified(_max_rho_formula, (self._p["delta_prime"], self._p["eps"], V), "lower", dps)
+        return out
+
+
+# ==========================================================================
+# Theorem 7 (whitehouse2022) = Theorem 1 (whitehouse2023): approximate-zCDP filter
+# ==========================================================================
+
+class ZCDPFilter(_Accountant):
+    """whitehouse2022 Theorem 7 / whitehouse2023 Theorem 1: the delta-approximate rho-zCDP privacy filter.
+
+    Contract: step n+1 with (rho_{n+1}, delta_{n+1}) is admitted iff
+    ``sum_{m<=n+1} rho_m <= rho`` and ``sum_{m<=n+1} delta_m <= delta``.  If every A_n is
+    delta_n-approximate rho_n-zCDP conditioned on A_{1:n-1} (Definition 10, whitehouse2022 /
+    Definition 3, whitehouse2023; rho_n, delta_n predictable), the admitted interaction is
+    delta-approximate rho-zCDP.
+
+    Preconditions: ``rho > 0``, ``delta`` in [0, 1]; per step ``rho_n >= 0``,
+    ``delta_n`` in [0, 1].  Rounding: none, all sums and comparisons are exact rationals.
+    Guarantee: exact agreement with :func:`reference.whitehouse2023.zcdp_filter_stop_index`.
+    """
+
+    __citations__ = (_cite("whitehouse2022", "Theorem 7"), _cite("whitehouse2023", "Theorem 1"))
+    _PARAMS = (("rho", _P, False), ("delta", _CU, False))
+    _STATE = ("rho_spent", "delta_spent")
+
+    def __init__(self, rho, delta=0):
+        """whitehouse2022 Theorem 7: build a filter with target delta-approximate rho-zCDP.
+
+        Preconditions: rho > 0; delta in [0, 1].  ``TypeError``/``ValueError`` name the parameter.
+        """
+        self._init_params({"rho": rho, "delta": delta})
+        self._rho_spent = Fraction(0)
+        self._delta_spent = Fraction(0)
+
+    @classmethod
+    def _from_params(cls, kw):
+        return cls(**kw)
+
+    @property
+    def rho_spent(self) -> Fraction:
+        """``sum_{m<=n} rho_m`` of the committed steps (exact)."""
+        with self._lock:
+            return self._rho_spent
+
+    @property
+    def delta_spent(self) -> Fraction:
+        """``sum_{m<=n} delta_m`` of the committed steps (exact)."""
+        with self._lock:
+            return self._delta_spent
+
+    @property
+    def rho(self) -> Fraction:
+        """Target rho (exact)."""
+        return self._p["rho"]
+
+    @property
+    def delta(self) -> Fraction:
+        """Target delta (exact)."""
+        return self._p["delta"]
+
+    def _parse_step(self, rho_n, delta_n) -> tuple:
+        return (check("rho_n", rho_n, _NN), check("delta_n", delta_n, _CU))
+
+    def _reasons(self, step: tuple) -> list[str]:
+        r, d = step
+        out = []
+        if self._rho_spent + r > self._p["rho"]:
+            out.append("rho")
+        if self._delta_spent + d > self._p["delta"]:
+            out.append("delta")
+        return out
+
+    def _apply(self, step: tuple, count: int = 1) -> None:
+        self._rho_spent += count * step[0]
+        self._delta_spent += count * step[1]
+
+    def _state_problem(self) -> str | None:
+        if self._rho_spent > self._p["rho"]:
+            return f"rho_spent = {self._rho_spent} exceeds rho = {self._p['rho']}"
+        if self._delta_spent > self._p["delta"]:
+            return f"delta_spent = {self._delta_spent} exceeds delta = {self._p['delta']}"
+        return None
+
+    _step_to_json = _pair_to_json
+
+    def _step_from_json(self, run: list, where: str) -> tuple:
+        if len(run) != 2:
+            raise ValueError(f"{where} must be [rho_n, delta_n, count], found {run!r}")
+        return (_in(run[0], f"{where}.rho_n", _NN), _in(run[1], f"{where}.delta_n", _CU))
+
+    def can_run(self, rho_n, delta_n=0) -> bool:
+        """whitehouse2022 Theorem 7: True iff step n+1 with (rho_n, delta_n) would be admitted now; no state change.
+
+        Exact rational decision; probing is safe (predictable parameters only).
+        """
+        step = self._parse_step(rho_n, delta_n)
+        with self._lock:
+            return not self._reasons(step)
+
+    def run(self, rho_n, delta_n=0) -> int:
+        """whitehouse2022 Theorem 7: commit step n+1 with (rho_n, delta_n) if admitted; returns the new step count.
+
+        Raises :class:`BudgetExceeded` naming the step and the violated budget(s) if
+        refused; state unchanged.  Exact, atomic.
+        """
+        step = self._parse_step(rho_n, delta_n)
+        with self._lock:
+            reasons = self._reasons(step)
+            if reasons:
+                parts = []
+                if "rho" in reasons:
+                    parts.append(f"sum of rhos would be {_dec(self._rho_spent + step[0])} > rho = {_dec(self._p['rho'])}")
+                if "delta" in reasons:
+                    parts.append(f"sum of deltas would be {_dec(self._delta_spent + step[1])} > delta = {_dec(self._p['delta'])}")
+                raise BudgetExceeded(
+                    f"ZCDPFilter: step {self._n + 1} (rho_n={_dec(step[0])}, delta_n={_dec(step[1])}) refused: " + "; ".join(parts),
+                    step=self._n + 1, reasons=tuple(reasons), requested=step)
+            self._apply(step)
+            self._push(step)
+            return self._n
+
+    def try_run(self, rho_n, delta_n=0) -> bool:
+        """whitehouse2022 Theorem 7: commit step n+1 if admitted; True iff committed (state unchanged otherwise)."""
+        step = self._parse_step(rho_n, delta_n)
+        with self._lock:
+            if self._reasons(step):
+                return False
+            self._apply(step)
+            self._push(step)
+            return True
+
+    def remaining(self) -> dict:
+        """whitehouse2022 Theorem 7: exact budget left: ``rho_left``, ``delta_left``, ``rho_spent``, ``delta_spent`` (``Fraction``).
+
+        ``rho_left`` is the largest rho_n still admitted (with delta_n <= delta_left).  No rounding.
+        """
+        with self._lock:
+            R, S = self._rho_spent, self._delta_spent
+        return {"rho_left": self._p["rho"] - R, "delta_left": self._p["delta"] - S,
+                "rho_spent": R, "delta_spent": S}
+
+    def dp_guarantee(self, delta_prime, *, dps: int = DEFAULT_DPS) -> dict:
+        """whitehouse2023 Lemma 1 applied to the filter's target: (eps, delta)-DP of the admitted interaction.
+
+        Returns ``{"eps": rho + 2 sqrt(rho log(1/delta')) rounded UP, "delta": delta + (1 - delta) delta' rounded UP}``.
+        Precondition: delta_prime in (0, 1).  Holds for the target (rho, delta), hence for
+        any stopping point of the filter.
+        """
+        return {"eps": zcdp_to_dp_eps(self._p["rho"], delta_prime, dps=dps),
+                "delta": zcdp_to_dp_delta(self._p["delta"], delta_prime, dps=dps)}
+
+
+# ==========================================================================
+# Theorem 2 (whitehouse2022) = Theorem 3 (whitehouse2023): odometers
+# ==========================================================================
+
+class Odometer(_Accountant):
+    """whitehouse2022 Theorem 2 / whitehouse2023 Theorem 3: time-uniform upper bounds on the privacy loss.
+
+    Contract: after n recorded steps, :meth:`bounds` returns, for each configured family,
+    u_n evaluated at ``V_n = sum_{m<=n} eps_m^2``; it is ``inf`` once n > N, i.e. once
+    ``sum_{m<=n} delta_m > delta''``.  Each family *on its own* is a
+    (delta' + delta'')-privacy odometer: with probability >= 1 - delta' - delta'' the
+    privacy loss L_{1:n} is below u_n for every n simultaneously.
+
+    * ``'filter'`` (needs ``eps_target``): the filter odometer with the corrected y*
+      (errata W22-EQ6-YSTAR); tangent to sqrt(2 L V) + V/2 at V = y*, where it equals eps_target.
+    * ``'mixture'`` (needs ``rho``, gamma in whitehouse2023): the normal-mixture odometer.
+    * ``'stitched'`` (needs ``v0``): the stitched odometer, ``inf`` while V < v0.
+    * ``'rogers_quoted'`` (needs ``n_records`` = |x|): Rogers et al. Theorem 6.5 as printed
+      in whitehouse2023 Lemma 3; needs delta' <= 1/e.  Kept for comparison; it is
+      piecewise and not monotone in V.
+
+    Preconditions: every step A_n is (eps_n, delta_n)-pDP conditioned on A_{1:n-1}
+    (Definition 3, whitehouse2022: conditional *probabilistic* DP; conditional DP is NOT
+    enough, see the remark before Theorem 2).  The tuning parameters (eps_target, rho, v0)
+    must be fixed before the interaction.  delta' in (0, 1), delta'' in [0, 1);
+    per step eps_n >= 0, delta_n in [0, 1].
+
+    Caveat: the families are alternatives.  Using the minimum of several of them is only
+    valid after splitting delta' between them (union bound): configure each with its
+    share of delta' in separate odometers.
+
+    Rounding: every bound is interval-certified and rounded UP.
+    """
+
+    __citations__ = (_cite("whitehouse2022", "Theorem 2"), _cite("whitehouse2023", "Theorem 3"),
+                     _cite("whitehouse2023", "Lemma 3 (Rogers et al. 2016 Theorem 6.5, as quoted)"))
+    _PARAMS = (("delta_prime", _U, False), ("delta_second", _U0, False), ("eps_target", _P, True),
+               ("rho", _P, True), ("v0", _P, True), ("n_records", _NREC, True))
+    _STATE = ("V", "delta_spent")
+    FAMILIES = ("filter", "mixture", "stitched", "rogers_quoted")
+
+    def __init__(self, delta_prime, delta_second=0, *, eps_target=None, rho=None, v0=None, n_records=None):
+        """whitehouse2022 Theorem 2: build an odometer with failure probability delta' + delta''.
+
+        Configure at least one family: ``eps_target`` (filter), ``rho`` (mixture),
+        ``v0`` (stitched), ``n_records`` (Rogers et al. as quoted; then delta' <= 1/e,
+        checked exactly).  ``TypeError``/``ValueError`` name the parameter.
+        """
+        self._init_params({"delta_prime": delta_prime, "delta_second": delta_second, "eps_target": eps_target,
+                           "rho": rho, "v0": v0, "n_records": n_records})
+        if all(self._p[k] is None for k in ("eps_target", "rho", "v0", "n_records")):
+            raise ValueError("Odometer needs at least one of eps_target, rho, v0, n_records")
+        if self._p["n_records"] is not None and compare_exp_rational(Fraction(1), 1 / self._p["delta_prime"]) > 0:
+            raise ValueError(f"delta_prime must lie in (0, 1/e] when n_records is given (Rogers et al.), found {delta_prime!r}")
+        self._V = Fraction(0)
+        self._delta_spent = Fraction(0)
+
+    @classmethod
+    def _from_params(cls, kw):
+        return cls(kw["delta_prime"], kw["delta_second"], eps_target=kw["eps_target"], rho=kw["rho"],
+                   v0=kw["v0"], n_records=kw["n_records"])
+
+    @property
+    def V(self) -> Fraction:
+        """Intrinsic time ``V_n = sum_{m<=n} eps_m^2`` (exact)."""
+        with self._lock:
+            return self._V
+
+    @property
+    def delta_spent(self) -> Fraction:
+        """``sum_{m<=n} delta_m`` (exact)."""
+        with self._lock:
+            return self._delta_spent
+
+    @property
+    def delta(self) -> Fraction:
+        """Failure probability delta' + delta'' of each odometer family (exact)."""
+        return self._p["delta_prime"] + self._p["delta_second"]
+
+    @property
+    def past_N(self) -> bool:
+        """True iff n > N, i.e. ``sum_{m<=n} delta_m > delta''``: every bound is then ``inf`` forever."""
+        with self._lock:
+            return self._delta_spent > self._p["delta_second"]
+
+    @property
+    def families(self) -> tuple:
+        """The configured families, in the order of :meth:`bounds`."""
+        keys = {"filter": "eps_target", "mixture": "rho", "stitched": "v0", "rogers_quoted": "n_records"}
+        return tuple(f for f in self.FAMILIES if self._p[keys[f]] is not None)
+
+    def _apply(self, step: tuple, count: int = 1) -> None:
+        self._V += count * step[0] * step[0]
+        self._delta_spent += count * step[1]
+
+    _step_to_json = _pair_to_json
+    _step_from_json = _eps_delta_from_json
+
+    def record(self, eps_n, delta_n=0) -> int:
+        """whitehouse2022 Theorem 2: record step n+1, conditionally (eps_n, delta_n)-pDP; returns the new step count.
+
+        Adds eps_n^2 to V and delta_n to the delta sum (exact, atomic).  Never refuses:
+        an odometer tracks, it does not stop.  Preconditions: eps_n >= 0, delta_n in [0, 1].
+        """
+        step = (check("eps_n", eps_n, _NN), check("delta_n", delta_n, _CU))
+        with self._lock:
+            self._apply(step)
+            self._push(step)
+            return self._n
+
+    def _bounds_at(self, V: Fraction, S: Fraction, dps: int) -> dict:
+        p = self._p
+        fams = self.families
+        if S > p["delta_second"]:
+            return {f: INF for f in fams}
+        dp = p["delta_prime"]
+        out = {}
+        for f in fams:
+            if f == "filter":
+                out[f] = filter_odometer(V, p["eps_target"], dp, dps=dps)
+            elif f == "mixture":
+                out[f] = mixture_odometer(V, p["rho"], dp, dps=dps)
+            elif f == "stitched":
+                out[f] = stitched_odometer(V, p["v0"], dp, dps=dps)
+            else:
+                out[f] = rogers_odometer_quoted_2023(V, dp, p["n_records"], dps=dps)
+        return out
+
+    def bounds(self, *, dps: int = DEFAULT_DPS) -> dict:
+        """whitehouse2022 Theorem 2: certified upper bounds u_n on the privacy loss after the n recorded steps.
+
+        Returns ``{family: mpf}`` for each configured family (see the class docstring);
+        every value is rounded UP and is ``mpf('inf')`` once ``sum delta_m > delta''``
+        (n > N) and, for ``'stitched'``, while V < v0.  At n = 0 the value at V = 0 is
+        returned (the loss is then 0).  Guarantee: each family alone holds for all n
+        simultaneously with probability >= 1 - delta' - delta''; do not take a minimum
+        over families without splitting delta'.
+        """
+        with self._lock:
+            V, S = self._V, self._delta_spent
+        return self._bounds_at(V, S, dps)
+
+    def bounds_history(self, *, dps: int = 20) -> list[dict]:
+        """whitehouse2022 Theorem 2: ``[bounds after step 1, ..., bounds after step n]`` (recomputed; O(n) certified evaluations).
+
+        Each entry is ``{"n": k, "V": Fraction, **bounds}`` with bounds rounded UP.
+        """
+        hist = self.history
+        out, V, S = [], Fraction(0), Fraction(0)
+        for k, (e, d) in enumerate(hist, 1):
+            V += e * e
+            S += d
+            out.append({"n": k, "V": V, **self._bounds_at(V, S, dps)})
+        return out

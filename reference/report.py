@@ -1,0 +1,431 @@
+"""The ``fullyadaptive report``: the catalog and the paper's headline comparison at its own settings.
+
+The report evaluates, at :data:`DEFAULTS` (the setting of Whitehouse et al.:
+target ``eps = 1``, ``delta' = 1e-6``, ``delta'' = 0``, a homogeneous workload of
+``eps0 = 0.01``-DP steps):
+
+(a) every catalog entry at its default parameters, printed with directed
+    rounding (an upper bound rounded up, a lower bound rounded down);
+(b) how many rounds the privacy filter (Theorem 1 of whitehouse2022) admits,
+    against advanced composition, eq. (2), at the same ``(eps, delta')`` and
+    against basic composition ``floor(eps/eps0)``;
+(c) the privacy odometers (filter, mixture, stitched, and Rogers et al. as
+    quoted) after ``n`` rounds of the workload, i.e. at ``V = n eps0^2``;
+(d) the errata in ``reference/data/errata.json`` (when that file exists).
+
+Every number comes from :mod:`reference.whitehouse2023` or from the exact helpers
+below; the round counts are exact decisions, not rounded values.
+"""
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import os
+import sys
+from fractions import Fraction
+from pathlib import Path
+from typing import Iterable
+
+import mpmath
+
+from . import __version__
+from .catalog import Entry, entries
+from .precision import (
+    DEFAULT_DPS,
+    Domain,
+    certified,
+    check,
+    check_dps,
+    directed_decimal,
+    sign_of,
+)
+
+__all__ = [
+    "DEFAULTS",
+    "ERRATA_PATH",
+    "prepare_arguments",
+    "evaluate_entry",
+    "format_value",
+    "advcomp_eps_homogeneous",
+    "advcomp_admits_homogeneous",
+    "advcomp_rounds_homogeneous",
+    "basic_rounds_homogeneous",
+    "load_errata",
+    "build_report",
+    "render_markdown",
+    "write_report",
+]
+
+#: The paper's setting (Whitehouse et al., Section 1 / Figure 1): the report's defaults.
+DEFAULTS: dict = {
+    "eps_target": "1",          # the filter's target epsilon
+    "delta_prime": "1e-6",      # delta' (the concentration failure probability)
+    "delta_second": "0",        # delta'' (budget for the steps' own deltas)
+    "eps0": "0.01",             # homogeneous workload: every step is eps0-DP ...
+    "delta0": "0",              # ... and delta0 = 0
+    "eps0_sweep": ("0.1", "0.01", "0.001"),     # extra workloads for the rounds table
+    "rounds": (10, 100, 349, 1000, 10000),      # n at which the odometers are evaluated
+    "n_records": 10000,         # |x| for the Rogers et al. odometer (as quoted)
+    "digits": 12,               # significant digits printed
+}
+
+#: Where the lead keeps the list of errata (absent until written).
+ERRATA_PATH = Path(__file__).resolve().parent / "data" / "errata.json"
+
+_ERRATUM_FIELDS = ("location", "printed", "corrected", "consequence", "check", "seed")
+
+
+# --------------------------------------------------------------------------
+# Evaluating one catalog entry (shared with ``fullyadaptive eval``)
+# --------------------------------------------------------------------------
+
+def prepare_arguments(entry: Entry, given: dict[str, str]) -> tuple[dict, dict[str, str], list[str]]:
+    """Merge ``given`` (name -> text) with the entry's defaults and convert by parameter kind.
+
+    Returns ``(kwargs, texts, defaulted)``: the keyword arguments for the entry's
+    function, the text of every parameter used, and the names taken from defaults.
+
+    Raises:
+        KeyError: for a name the entry does not take (the message lists the valid names).
+        ValueError: for a required parameter that was not given and has no default.
+    """
+    params = {p.name: p for p in entry.params}
+    for name in given:
+        if name not in params:
+            raise KeyError(f"{entry.id} has no parameter {name!r}; its parameters are: {', '.join(params) or '(none)'}")
+    defaults = entry.defaults()
+    kwargs: dict = {}
+    texts: dict[str, str] = {}
+    defaulted: list[str] = []
+    for name, p in params.items():
+        if name in given:
+            raw = given[name]
+        elif name in defaults:
+            raw = defaults[name]
+            defaulted.append(name)
+        else:
+            raise ValueError(f"{entry.id}: parameter {name!r} is required (domain {p.domain})")
+        texts[name] = raw if isinstance(raw, str) else str(raw)
+        if p.kind == "sequence" and isinstance(raw, str):
+            kwargs[name] = [s.strip() for s in raw.split(",") if s.strip()]
+        else:
+            kwargs[name] = raw
+    return kwargs, texts, defaulted
+
+
+def _accepts_dps(entry: Entry) -> bool:
+    return "dps" in inspect.signature(entry.func).parameters
+
+
+def evaluate_entry(entry: Entry, kwargs: dict, *, digits: int, dps: int | None = None):
+    """Call the entry's function with ``dps = max(dps, digits + 5)`` when it takes ``dps``."""
+    if dps is None:
+        dps = DEFAULT_DPS
+    if _accepts_dps(entry):
+        return entry.func(**kwargs, dps=check_dps(max(dps, digits + 5)))
+    return entry.func(**kwargs)
+
+
+def format_value(entry: Entry, value, digits: int) -> str:
+    """Text of a result: the int for int-valued entries, else ``digits`` digits rounded in the entry's direction."""
+    if entry.returns == "int":
+        return str(int(value))
+    return directed_decimal(value, digits, entry.direction)
+
+
+# --------------------------------------------------------------------------
+# Advanced and basic composition on a homogeneous workload
+# --------------------------------------------------------------------------
+
+def _tanh_half(c, e):
+    return 1 - 2 / (c.exp(e) + 1)
+
+
+def _advcomp_homogeneous(c, dp, e0, k):
+    """sqrt(2 log(1/delta') k eps0^2) + k eps0 tanh(eps0/2): eq. (2) with k equal steps."""
+    return c.sqrt(2 * (-c.log(dp)) * k * e0 * e0) + k * e0 * _tanh_half(c, e0)
+
+
+def advcomp_eps_homogeneous(eps0, k, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+    """Eq. (2) (whitehouse2022) for ``k`` steps of the same ``eps0``, rounded up.
+
+    Equals ``advanced_composition_eps([eps0] * k, delta_prime)`` but costs O(1)
+    in ``k``.  Preconditions: eps0 >= 0, integer k >= 1, delta' in (0, 1).
+    """
+    e0 = check("eps0", eps0, Domain.nonnegative())
+    kk = check("k", k, Domain.integers_from(1))
+    dp = check("delta_prime", delta_prime, Domain.open_unit())
+    return certified(_advcomp_homogeneous, (dp, e0, kk), "upper", dps)
+
+
+def advcomp_admits_homogeneous(eps0, k, eps, delta_prime) -> bool:
+    """Exact test of ``advanced composition of k eps0-DP steps <= eps`` (no rounding error)."""
+    e0 = check("eps0", eps0, Domain.nonnegative())
+    kk = check("k", k, Domain.integers_from(0))
+    et = check("eps", eps, Domain.positive())
+    dp = check("delta_prime", delta_prime, Domain.open_unit())
+    if kk == 0 or e0 == 0:
+        return True
+    s = sign_of(lambda c, et, dp, e0, kk: et - _advcomp_homogeneous(c, dp, e0, kk), (et, dp, e0, kk))
+    return s >= 0
+
+
+def advcomp_rounds_homogeneous(eps0, eps, delta_prime) -> int:
+    """Largest k with ``advanced_composition_eps([eps0] * k, delta') <= eps`` (exponential + binary search)."""
+    e0 = check("eps0", eps0, Domain.positive())
+    et = check("eps", eps, Domain.positive())
+    dp = check("delta_prime", delta_prime, Domain.open_unit())
+    if not advcomp_admits_homogeneous(e0, 1, et, dp):
+        return 0
+    lo, hi = 1, 2
+    while advcomp_admits_homogeneous(e0, hi, et, dp):  # the sum grows at least like k eps0 tanh(eps0/2)
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:  # invariant: lo admitted, hi refused
+        mid = (lo + hi) // 2
+        if advcomp_admits_homogeneous(e0, mid, et, dp):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def basic_rounds_homogeneous(eps0, eps) -> int:
+    """Basic composition: ``floor(eps / eps0)`` rounds (exact)."""
+    e0 = check("eps0", eps0, Domain.positive())
+    et = check("eps", eps, Domain.positive())
+    return math.floor(et / e0)
+
+
+# --------------------------------------------------------------------------
+# Errata
+# --------------------------------------------------------------------------
+
+def load_errata(path: Path | str | None = None) -> tuple[list[dict] | None, str | None]:
+    """Read the errata list; returns ``(items, problem)``.
+
+    ``items`` is ``None`` when the file is absent or unreadable; ``problem``
+    then says why (``None`` when the file simply does not exist yet).
+    """
+    p = Path(path) if path is not None else ERRATA_PATH
+    if not p.exists():
+        return None, None
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return None, f"could not read {p.name}: {exc}"
+    if isinstance(data, dict):  # {"schema": ..., "entries": [...]} (or "errata")
+        for key in ("entries", "errata"):
+            if isinstance(data.get(key), list):
+                data = data[key]
+                break
+    if not isinstance(data, list):
+        return None, f"{p.name} holds neither a JSON list nor an object with an 'entries' list"
+    return [d if isinstance(d, dict) else {"printed": d} for d in data], None
+
+
+# --------------------------------------------------------------------------
+# The report
+# --------------------------------------------------------------------------
+
+def _dec(x, digits: int, direction: str = "upper") -> str:
+    return directed_decimal(x, digits, direction)
+
+
+def _catalog_rows(digits: int, progress: bool) -> list[dict]:
+    from tqdm import tqdm
+
+    rows = []
+    ents = entries()
+    for e in tqdm(ents, desc="catalog", unit="result", file=sys.stderr, disable=not progress, leave=False):
+        row = {"id": e.id, "result": e.result, "direction": e.direction, "provenance": e.provenance}
+        try:
+            kwargs, texts, _ = prepare_arguments(e, {})
+            row["parameters"] = texts
+            row["value"] = format_value(e, evaluate_entry(e, kwargs, digits=digits), digits)
+        except Exception as exc:  # the report must not die on one entry: show the failure instead
+            row["value"] = None
+            row["error"] = f"{type(exc).__name__}: {exc}"
+        rows.append(row)
+    return rows
+
+
+def _rounds(cfg: dict) -> dict:
+    from .whitehouse2023 import filter_rounds_homogeneous
+
+    et, dp, d2 = cfg["eps_target"], cfg["delta_prime"], cfg["delta_second"]
+
+    def one(eps0):
+        return {
+            "eps0": str(eps0),
+            "filter": filter_rounds_homogeneous(eps0, cfg["delta0"], et, dp, d2),
+            "advanced_composition": advcomp_rounds_homogeneous(eps0, et, dp),
+            "basic_composition": basic_rounds_homogeneous(eps0, et),
+        }
+
+    main = one(cfg["eps0"])
+    sweep = [main if str(e) == str(cfg["eps0"]) else one(e) for e in cfg.get("eps0_sweep", ())]
+    return {**main, "sweep": sweep}
+
+
+def _odometers(cfg: dict, digits: int) -> dict:
+    from .whitehouse2023 import (
+        filter_odometer,
+        mixture_odometer,
+        rogers_odometer_quoted_2023,
+        stitched_odometer,
+        y_star,
+    )
+
+    et, dp = cfg["eps_target"], cfg["delta_prime"]
+    e0 = check("eps0", cfg["eps0"], Domain.positive())
+    d0 = check("delta0", cfg["delta0"], Domain.closed_unit())
+    d2 = check("delta_second", cfg["delta_second"], Domain.unit_nonneg())
+    v0 = e0 * e0
+    rho = y_star(et, dp)
+    n_delta = None if d0 == 0 else math.floor(d2 / d0)  # delta-budget stopping time (inf when delta0 = 0)
+    rows = []
+    for n in cfg["rounds"]:
+        V = n * v0
+        over = n_delta is not None and n > n_delta
+        inf = mpmath.mpf("inf")
+        rows.append({
+            "n": int(n),
+            "V": _dec(V, digits, "exact"),
+            "filter": _dec(inf if over else filter_odometer(V, et, dp), digits),
+            "mixture": _dec(inf if over else mixture_odometer(V, rho, dp), digits),
+            "stitched": _dec(inf if over else stitched_odometer(V, v0, dp), digits),
+            "rogers_quoted": _dec(inf if over else rogers_odometer_quoted_2023(V, dp, cfg["n_records"]), digits),
+            "advanced_composition_fixed_n": _dec(advcomp_eps_homogeneous(e0, n, dp), digits) if n >= 1 else "0",
+            "basic_composition": _dec(n * e0, digits),
+        })
+    return {
+        "eps_target": str(et),
+        "rho": _dec(rho, digits, "exact"),
+        "v0": _dec(v0, digits, "exact"),
+        "n_records": int(cfg["n_records"]),
+        "delta_stopping_time": None if n_delta is None else n_delta,
+        "rows": rows,
+    }
+
+
+def build_report(config: dict | None = None, *, progress: bool = False) -> dict:
+    """Compute the report (a JSON-ready dict) at ``DEFAULTS`` updated with ``config``."""
+    cfg = {**DEFAULTS, **(config or {})}
+    digits = int(cfg["digits"])
+    errata, problem = load_errata(cfg.get("errata_path"))
+    settings = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items() if k != "errata_path"}
+    return {
+        "generated_by": f"fullyadaptive {__version__}",
+        "settings": settings,
+        "catalog": _catalog_rows(digits, progress),
+        "rounds": _rounds(cfg),
+        "odometers": _odometers(cfg, digits),
+        "errata": errata,
+        "errata_problem": problem,
+    }
+
+
+def _md_cell(x) -> str:
+    if isinstance(x, (list, tuple)) and all(isinstance(y, str) for y in x):
+        s = ", ".join(x)
+    else:
+        s = x if isinstance(x, str) else json.dumps(x, ensure_ascii=False)
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def _table(headers: Iterable[str], rows: Iterable[Iterable]) -> list[str]:
+    headers = list(headers)
+    out = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    out += ["| " + " | ".join(_md_cell(c) for c in r) + " |" for r in rows]
+    return out
+
+
+def render_markdown(rep: dict) -> str:
+    """Markdown text of a report made by :func:`build_report`."""
+    s = rep["settings"]
+    r = rep["rounds"]
+    o = rep["odometers"]
+    L: list[str] = []
+    L.append("# fullyadaptive report")
+    L.append("")
+    L.append(f"Generated by {rep['generated_by']}. Setting of Whitehouse et al.: target eps = {s['eps_target']}, "
+             f"delta' = {s['delta_prime']}, delta'' = {s['delta_second']}, homogeneous workload of "
+             f"eps0 = {s['eps0']}-DP steps (delta0 = {s['delta0']}). Upper bounds are rounded up, lower bounds "
+             f"down, exact values to nearest, to {s['digits']} significant digits.")
+    L.append("")
+    L.append("## Rounds admitted on the homogeneous workload")
+    L.append("")
+    L.append(f"With eps0 = {r['eps0']}: the privacy filter (Theorem 1) admits **{r['filter']}** rounds; "
+             f"advanced composition, eq. (2), allows **{r['advanced_composition']}** rounds fixed in advance; "
+             f"basic composition allows **{r['basic_composition']}**.")
+    L.append("")
+    L += _table(["eps0", "filter (Thm 1)", "advanced composition (eq. 2)", "basic composition"],
+                [[x["eps0"], str(x["filter"]), str(x["advanced_composition"]), str(x["basic_composition"])]
+                 for x in r["sweep"]])
+    L.append("")
+    L.append("The filter's lower-order term V/2 = sum eps_m^2/2 is slightly larger than advanced composition's "
+             "sum eps_m tanh(eps_m/2) (Figure 1a), so on a homogeneous workload it admits at most as many rounds; "
+             "what it buys is that the eps_m may be chosen adaptively. All counts are exact decisions.")
+    L.append("")
+    L.append("## Odometers after n rounds (V = n eps0^2)")
+    L.append("")
+    L.append(f"Filter odometer tuned at eps = {o['eps_target']}; mixture odometer with rho = y*({o['eps_target']}) = "
+             f"{o['rho']}; stitched odometer with v0 = eps0^2 = {o['v0']}; Rogers et al. odometer as quoted in "
+             f"whitehouse2023 Lemma 3 with |x| = {o['n_records']}. For comparison, advanced composition with n "
+             f"fixed in advance, and basic composition n eps0. All values are upper bounds on the privacy loss "
+             f"(delta' = {s['delta_prime']}).")
+    if o.get("delta_stopping_time") is None:
+        L.append("Every step has delta_n = 0, so the steps are also eps0-pDP (as the odometers require) and the "
+                 "delta budget never sends them to inf.")
+    else:
+        L.append(f"The delta budget stops the odometers after N = {o['delta_stopping_time']} steps (inf beyond).")
+    L.append("")
+    L += _table(["n", "V", "filter", "mixture", "stitched", "Rogers (quoted)", "adv. comp. (fixed n)", "basic"],
+                [[str(x["n"]), x["V"], x["filter"], x["mixture"], x["stitched"], x["rogers_quoted"],
+                  x["advanced_composition_fixed_n"], x["basic_composition"]] for x in o["rows"]])
+    L.append("")
+    L.append("## Catalog at default parameters")
+    L.append("")
+    crow = []
+    for c in rep["catalog"]:
+        crow.append([f"`{c['id']}`", c["result"], c["direction"],
+                     c["value"] if c.get("value") is not None else f"error: {c.get('error')}"])
+    L += _table(["id", "result", "direction", "value"], crow)
+    L.append("")
+    L.append("Parameters: each entry's defaults (`fullyadaptive list --json` shows them; "
+             "`fullyadaptive eval ID name=value` evaluates elsewhere).")
+    L.append("")
+    L.append("## Errata")
+    L.append("")
+    errata = rep.get("errata")
+    if errata is None:
+        if rep.get("errata_problem"):
+            L.append(f"The errata file could not be rendered: {rep['errata_problem']}.")
+        else:
+            L.append("No errata file (reference/data/errata.json) is present in this installation.")
+    elif not errata:
+        L.append("The errata file lists no errata.")
+    else:
+        for i, it in enumerate(errata, 1):
+            title = it.get("id") or f"erratum {i}"
+            L.append(f"### {_md_cell(title)}")
+            L.append("")
+            for f in _ERRATUM_FIELDS:
+                if f in it and it[f] not in (None, ""):
+                    L.append(f"- **{f}**: {_md_cell(it[f])}")
+            for f, v in it.items():
+                if f != "id" and f not in _ERRATUM_FIELDS:
+                    L.append(f"- **{f}**: {_md_cell(v)}")
+            L.append("")
+    return "\n".join(L).rstrip() + "\n"
+
+
+def write_report(rep: dict, out_dir: str | os.PathLike) -> tuple[Path, Path]:
+    """Write ``report.md`` and ``report.json`` into ``out_dir`` (created if needed)."""
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    md, js = d / "report.md", d / "report.json"
+    md.write_text(render_markdown(rep), encoding="utf-8")
+    js.write_text(json.dumps(rep, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return md, js
