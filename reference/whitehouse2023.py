@@ -169,7 +169,7 @@ def expected_loss_bound(eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
           params=(_eps0,), equation="eq. (2) lower-order term", provenance="derived",
           note="The expected loss of (eps, 0)-RR is eps*P(+eps) - eps*P(-eps); it is the lower-order term of advanced composition, eq. (2).")
 def rr_expected_loss(eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Exact expected privacy loss of (eps, 0)-randomized response: ``eps * tanh(eps/2)``.
+    """Lemma 6 (whitehouse2022), tight case: exact expected loss of (eps, 0)-randomized response, ``eps * tanh(eps/2)``.
 
     Derived from Definition 6 (whitehouse2022): the loss is +eps w.p. e^eps/(1+e^eps)
     and -eps w.p. 1/(1+e^eps).  Preconditions: eps >= 0.  Rounding: to nearest,
