@@ -80,14 +80,14 @@ def rr_output_distribution(eps, delta, b: int, *, dps: int = DEFAULT_DPS) -> dic
     if bb.denominator != 1:
         raise ValueError(f"b must be 0 or 1, found {b!r}")
     bb = int(bb)
-    keep = certified(lambda c, e, d: (1 - d) * ctx_sigmoid(c, e), (e, d), "exact", dps)
-    flip = certified(lambda c, e, d: (1 - d) * ctx_sigmoid(c, -e), (e, d), "exact", dps)
+    keep = certified(lambda c, e, d: (1 - d) * _sigmoid(c, e), (e, d), "exact", dps)
+    flip = certified(lambda c, e, d: (1 - d) * _sigmoid(c, -e), (e, d), "exact", dps)
     dd = certified(lambda c, d: d, (d,), "exact", dps)
     zero = mpmath.mpf(0)
     return {bb: keep, 1 - bb: flip, "top": dd if bb == 1 else zero, "bot": dd if bb == 0 else zero}
 
 
-def ctx_sigmoid(ctx, e):
+def _sigmoid(ctx, e):
     """e^e/(1+e^e) = 1/(1+e^-e), one occurrence of e."""
     return 1 / (1 + ctx.exp(-e))
 
@@ -103,8 +103,8 @@ def rr_privacy_loss_distribution(eps, delta, *, dps: int = DEFAULT_DPS) -> dict:
     """
     e = check("eps", eps, NN)
     d = check("delta", delta, Domain.closed_unit())
-    p_plus = certified(lambda c, e, d: (1 - d) * ctx_sigmoid(c, e), (e, d), "exact", dps)
-    p_minus = certified(lambda c, e, d: (1 - d) * ctx_sigmoid(c, -e), (e, d), "exact", dps)
+    p_plus = certified(lambda c, e, d: (1 - d) * _sigmoid(c, e), (e, d), "exact", dps)
+    p_minus = certified(lambda c, e, d: (1 - d) * _sigmoid(c, -e), (e, d), "exact", dps)
     out: dict = {}
     if e == 0:
         out[mpmath.mpf(0)] = certified(lambda c, d: 1 - d, (d,), "exact", dps)
