@@ -103,6 +103,23 @@ CHECKS = {
 }
 
 
+def _merge_paper_checks() -> None:
+    """Checks for the other papers live in ``proofs/errata_<paper>.py``, each exposing ``CHECKS``."""
+    import importlib.util
+    import pathlib
+
+    for path in sorted(pathlib.Path(__file__).parent.glob("errata_*.py")):
+        spec = importlib.util.spec_from_file_location(f"_errata_{path.stem}", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        clash = set(mod.CHECKS) & set(CHECKS)
+        assert not clash, f"{path.name}: erratum ids defined twice: {sorted(clash)}"
+        CHECKS.update(mod.CHECKS)
+
+
+_merge_paper_checks()
+
+
 def test_ledger_schema():
     assert LEDGER["schema"] == "fullyadaptive-errata/1"
     keys = {"id", "seed", "location", "printed", "corrected", "check", "evidence", "consequence", "impact"}

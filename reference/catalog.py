@@ -62,6 +62,48 @@ PAPERS: dict[str, dict] = {
         "version": "Annals of Statistics 49(2), 2021 (published statement; not a seed)",
         "seed": None,
     },
+    "kairouz2015": {
+        "title": "The Composition Theorem for Differential Privacy",
+        "authors": "Kairouz, Oh, Viswanath",
+        "arxiv": "1311.0776",
+        "version": "ICML 2015 / IEEE Trans. Inf. Theory 63(6), 2017 (published statement; not a seed)",
+        "seed": None,
+    },
+    "canonne2020": {
+        "title": "The Discrete Gaussian for Differential Privacy",
+        "authors": "Canonne, Kamath, Steinke",
+        "arxiv": "2004.00010",
+        "version": "NeurIPS 2020 (published statement; not a seed)",
+        "seed": None,
+    },
+    "balle2020hyp": {
+        "title": "Hypothesis Testing Interpretations and Renyi Differential Privacy",
+        "authors": "Balle, Barthe, Gaboardi, Hsu, Sato",
+        "arxiv": "1905.09982",
+        "version": "AISTATS 2020 (published statement; not a seed)",
+        "seed": None,
+    },
+    "mironov2017": {
+        "title": "Renyi Differential Privacy",
+        "authors": "Mironov",
+        "arxiv": "1702.07476",
+        "version": "IEEE CSF 2017 (published statement; not a seed)",
+        "seed": None,
+    },
+    "bunsteinke2016": {
+        "title": "Concentrated Differential Privacy: Simplifications, Extensions, and Lower Bounds",
+        "authors": "Bun, Steinke",
+        "arxiv": "1605.02065",
+        "version": "TCC 2016-B (published statement; not a seed)",
+        "seed": None,
+    },
+    "erlingsson2019": {
+        "title": "Amplification by Shuffling: From Local to Central Differential Privacy via Anonymity",
+        "authors": "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta",
+        "arxiv": "1811.12469",
+        "version": "SODA 2019 (published statement; not a seed)",
+        "seed": None,
+    },
 }
 
 DIRECTIONS = ("upper", "lower", "exact")
@@ -175,7 +217,7 @@ def register(id: str, *, paper: str, result: str, direction: str, summary: str,
 
 
 def _load_all() -> None:
-    from . import whitehouse2023  # noqa: F401  (registers its entries)
+    from . import classical, whitehouse2023  # noqa: F401  (register their entries)
 
 
 def entries() -> list[Entry]:
