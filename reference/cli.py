@@ -1,4 +1,4 @@
-"""Command line interface: ``fullyadaptive list | eval | report | version``.
+"""Command line interface: ``fullyadaptive list | eval | report | derive | version`` and more.
 
 * ``fullyadaptive list [--json] [--paper KEY]``: the catalog of implemented results.
 * ``fullyadaptive eval ID name=value ... [--digits D] [--dps P] [--json]``: evaluate
@@ -8,6 +8,8 @@
   rounded up, a lower bound down, an exact value to nearest).
 * ``fullyadaptive report [--out DIR] [--json] [--quiet]``: the report at the
   paper's setting (see :mod:`reference.report`), printed and written to ``DIR``.
+* ``fullyadaptive derive [NAME] [--latex] [--list]``: a SymPy derivation, step by step.
+* Modules in :data:`EXTENSIONS` add their own subcommands (simulations, checkers).
 * ``fullyadaptive version``.
 
 Errors in the user's input exit with status 2 and a one-line message on stderr.
@@ -148,6 +150,38 @@ def _cmd_report(args) -> int:
 # version
 # --------------------------------------------------------------------------
 
+def _cmd_derive(args) -> int:
+    import symbolic
+
+    if args.list or not args.name:
+        for qual, fn in symbolic.derivations().items():
+            doc = (fn.__doc__ or "").strip().splitlines()
+            print(f"{qual:45s} {_truncate(doc[0] if doc else '', 90)}")
+        return 0
+    try:
+        fn = symbolic.find(args.name)
+    except KeyError as exc:
+        return _fail("derive", exc.args[0])
+    d = fn()
+    print(d.as_latex() if args.latex else d.as_text())
+    return 0
+
+
+#: Modules that add their own subcommands: each defines ``add_cli(subparsers)``,
+#: which registers a parser whose ``func`` default returns the exit status.
+EXTENSIONS: tuple[str, ...] = ()
+
+
+def _add_extensions(sub) -> list[str]:
+    import importlib
+
+    names = []
+    for m in EXTENSIONS:
+        mod = importlib.import_module(m)
+        names.extend(mod.add_cli(sub))
+    return names
+
+
 def _cmd_version(args) -> int:
     print(f"{PROG} {__version__}")
     return 0
@@ -168,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
             """),
     )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="{list,eval,report,version}")
+    sub = p.add_subparsers(dest="command")
 
     pl = sub.add_parser("list", help="list the implemented results (catalog)")
     pl.add_argument("--json", action="store_true", help="print a JSON list with every entry's citation and parameters")
@@ -194,6 +228,14 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--json", action="store_true", help="print the JSON report instead of the Markdown")
     pr.add_argument("--quiet", action="store_true", help="no progress bar, no 'wrote ...' line")
     pr.set_defaults(func=_cmd_report)
+
+    pd = sub.add_parser("derive", help="print a SymPy derivation step by step (plain text or LaTeX)")
+    pd.add_argument("name", nargs="?", metavar="NAME", help="derivation name, e.g. y_star or whitehouse2023.y_star")
+    pd.add_argument("--latex", action="store_true", help="print LaTeX instead of plain text")
+    pd.add_argument("--list", action="store_true", help="list the available derivations")
+    pd.set_defaults(func=_cmd_derive)
+
+    _add_extensions(sub)
 
     pv = sub.add_parser("version", help="print the version")
     pv.set_defaults(func=_cmd_version)

@@ -307,3 +307,28 @@ def test_readme_has_the_two_commands():
     text = README.read_text(encoding="utf-8")
     assert "python -m pip install . && fullyadaptive report" in text
     assert "python -m pip install '.[test]' && python -m pytest" in text
+
+
+# --------------------------------------------------------------------------
+# derive
+# --------------------------------------------------------------------------
+
+def test_derive_lists_and_prints_every_derivation(capsys):
+    import symbolic
+
+    rc, out, _ = run(capsys, "derive", "--list")
+    assert rc == 0
+    names = list(symbolic.derivations())
+    assert names and all(n in out for n in names)
+    for n in names:
+        rc, text, _ = run(capsys, "derive", n)
+        assert rc == 0 and "=>" in text
+        rc, tex, _ = run(capsys, "derive", n, "--latex")
+        assert rc == 0 and tex.startswith("%")
+
+
+def test_derive_bare_name_and_unknown_name(capsys):
+    rc, out, _ = run(capsys, "derive", "y_star")
+    assert rc == 0 and "sqrt(L + epsilon)" in out
+    rc, _, err = run(capsys, "derive", "no_such_derivation")
+    assert rc == 2 and "unknown derivation" in err
