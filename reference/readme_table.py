@@ -1,8 +1,9 @@
-"""The README's table of catalog ids, generated from the catalog.
+"""The README's generated tables: the catalog and the errata ledger.
 
-The README holds the table between ``<!-- catalog:start -->`` and
-``<!-- catalog:end -->``; ``tests/test_cli.py`` checks it is up to date.
-After adding or changing an entry, regenerate it with::
+The README holds the catalog table between ``<!-- catalog:start -->`` and
+``<!-- catalog:end -->`` and the errata table between ``<!-- errata:start -->`` and
+``<!-- errata:end -->``; ``tests/test_cli.py`` checks both are up to date.
+After adding or changing an entry or an erratum, regenerate them with::
 
     python -m reference.readme_table          # rewrites README.md in place
     python -m reference.readme_table --check  # exit 1 if README.md is stale
@@ -17,8 +18,11 @@ from .catalog import entries
 
 START = "<!-- catalog:start -->"
 END = "<!-- catalog:end -->"
+ERRATA_START = "<!-- errata:start -->"
+ERRATA_END = "<!-- errata:end -->"
 
-__all__ = ["START", "END", "catalog_table", "replace_table", "main"]
+__all__ = ["START", "END", "ERRATA_START", "ERRATA_END", "catalog_table", "errata_table", "replace_table",
+           "render", "main"]
 
 
 def _cell(s) -> str:
@@ -38,13 +42,35 @@ def catalog_table() -> str:
     return "\n".join(lines) + "\n"
 
 
-def replace_table(text: str, table: str | None = None) -> str:
-    """``text`` with the part between the markers replaced by ``table`` (default: the current catalog)."""
-    i, j = text.find(START), text.find(END)
+def errata_table() -> str:
+    """Markdown table of the errata ledger (id, location, consequence, printed, corrected)."""
+    import json
+    from importlib import resources
+
+    ledger = json.loads(resources.files("reference").joinpath("data/errata.json").read_text(encoding="utf-8"))
+    lines = [
+        "| id | where | consequence | printed | corrected |",
+        "|---|---|---|---|---|",
+    ]
+    for e in ledger["entries"]:
+        lines.append(f"| `{e['id']}` | {_cell(e['location'])} | {_cell(e['consequence'])} | "
+                     f"{_cell(e['printed'])} | {_cell(e['corrected'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def replace_table(text: str, table: str | None = None, start: str = START, end: str = END) -> str:
+    """``text`` with the part between ``start`` and ``end`` replaced by ``table`` (default: the catalog)."""
+    i, j = text.find(start), text.find(end)
     if i < 0 or j < 0 or j < i:
-        raise ValueError(f"README must contain {START} followed by {END}")
+        raise ValueError(f"README must contain {start} followed by {end}")
     table = catalog_table() if table is None else table
-    return text[: i + len(START)] + "\n" + table + text[j:]
+    return text[: i + len(start)] + "\n" + table + text[j:]
+
+
+def render(text: str) -> str:
+    """``text`` with both generated tables (catalog, errata) brought up to date."""
+    text = replace_table(text, catalog_table(), START, END)
+    return replace_table(text, errata_table(), ERRATA_START, ERRATA_END)
 
 
 def main(argv=None) -> int:
@@ -55,10 +81,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     p = Path(args.readme)
     old = p.read_text(encoding="utf-8")
-    new = replace_table(old)
+    new = render(old)
     if args.check:
         if new != old:
-            print(f"{p}: catalog table is out of date; run python -m reference.readme_table", file=sys.stderr)
+            print(f"{p}: generated tables are out of date; run python -m reference.readme_table", file=sys.stderr)
             return 1
         return 0
     if new != old:

@@ -16,7 +16,7 @@ from reference import report as rpt
 from reference.catalog import entries
 from reference.cli import main
 from reference.precision import directed_decimal, mpf_to_fraction, to_exact
-from reference.readme_table import END, START, catalog_table, replace_table
+from reference.readme_table import END, START, catalog_table, errata_table, render, replace_table
 from reference.whitehouse2023 import (
     advanced_composition_eps,
     filter_rounds_homogeneous,
@@ -299,7 +299,7 @@ README = ROOT / "README.md"
 def test_readme_catalog_table_is_up_to_date():
     text = README.read_text(encoding="utf-8")
     assert START in text and END in text
-    assert replace_table(text) == text, "README catalog table is stale: run python -m reference.readme_table"
+    assert render(text) == text, "README generated tables are stale: run python -m reference.readme_table"
     assert catalog_table().count("\n") == len(ENTRIES) + 2
 
 
@@ -332,3 +332,11 @@ def test_derive_bare_name_and_unknown_name(capsys):
     assert rc == 0 and "sqrt(L + epsilon)" in out
     rc, _, err = run(capsys, "derive", "no_such_derivation")
     assert rc == 2 and "unknown derivation" in err
+
+
+def test_readme_errata_table_lists_every_ledger_entry():
+    ledger = json.loads((ROOT / "reference" / "data" / "errata.json").read_text())
+    table = errata_table()
+    assert table.count("\n") == len(ledger["entries"]) + 2
+    for e in ledger["entries"]:
+        assert f"`{e['id']}`" in table
