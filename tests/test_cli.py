@@ -24,7 +24,7 @@ from reference.whitehouse2023 import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-ID_RE = re.compile(r"^[a-z]+[0-9]{4}_[a-z0-9_]+$")
+ID_RE = re.compile(r"^[a-z]+[0-9]{4}[a-z]*_[a-z0-9_]+$")
 ENTRIES = entries()
 MPF_ENTRIES = [e for e in ENTRIES if e.returns == "mpf"]
 INT_ENTRIES = [e for e in ENTRIES if e.returns == "int"]
