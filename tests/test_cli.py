@@ -340,3 +340,21 @@ def test_readme_errata_table_lists_every_ledger_entry():
     assert table.count("\n") == len(ledger["entries"]) + 2
     for e in ledger["entries"]:
         assert f"`{e['id']}`" in table
+
+
+# --------------------------------------------------------------------------
+# simulation subcommands
+# --------------------------------------------------------------------------
+
+def test_individual_filter_command_runs_and_reports(capsys):
+    rc, out, _ = run(capsys, "individual-filter", "--n", "200", "--steps", "40", "--seed", "3")
+    assert rc == 0
+    assert "Algorithm 3" in out and "-RDP" in out and "active points by step" in out
+    rc, out, _ = run(capsys, "individual-filter", "--n", "100", "--steps", "20", "--json")
+    data = json.loads(out)
+    assert len(data["active_counts"]) == 20 and data["active_counts"][0] == 100
+
+
+def test_individual_filter_command_rejects_bad_input(capsys):
+    rc, _, err = run(capsys, "individual-filter", "--sigma", "-1")
+    assert rc == 2 and "sigma" in err
