@@ -217,7 +217,7 @@ def register(id: str, *, paper: str, result: str, direction: str, summary: str,
 
 
 def _load_all() -> None:
-    from . import classical, feldman2021, whitehouse2023  # noqa: F401  (register their entries)
+    from . import classical, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
 
 
 def entries() -> list[Entry]:
