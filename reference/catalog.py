@@ -97,6 +97,13 @@ PAPERS: dict[str, dict] = {
         "version": "TCC 2016-B (published statement; not a seed)",
         "seed": None,
     },
+    "murtagh2016": {
+        "title": "The Complexity of Computing the Optimal Composition of Differential Privacy",
+        "authors": "Murtagh, Vadhan",
+        "arxiv": "1507.03113",
+        "version": "TCC 2016-A / Theory of Computing 14(8), 2018 (published statement; not a seed)",
+        "seed": None,
+    },
     "erlingsson2019": {
         "title": "Amplification by Shuffling: From Local to Central Differential Privacy via Anonymity",
         "authors": "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta",

@@ -358,3 +358,14 @@ def test_individual_filter_command_runs_and_reports(capsys):
 def test_individual_filter_command_rejects_bad_input(capsys):
     rc, _, err = run(capsys, "individual-filter", "--sigma", "-1")
     assert rc == 2 and "sigma" in err
+
+
+def test_report_compares_every_filter_with_the_optimal_composition(report_dir):
+    from reference.baselines import ROUND_RULES, rounds_comparison
+
+    rep = json.loads((report_dir / "report.json").read_text())
+    s = rep["settings"]
+    for row in rep["rounds"]["sweep"]:
+        assert row["comparison"] == rounds_comparison(row["eps0"], s["eps_target"], s["delta_prime"])
+        assert set(row["comparison"]) == {k for k, _, _ in ROUND_RULES}
+    assert "optimal composition" in (report_dir / "report.md").read_text()
