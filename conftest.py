@@ -20,3 +20,13 @@ def _high_precision_comparisons():
     """
     with mpmath.workdps(110):
         yield
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slow`` run only when selected (``-m slow``); the default run skips them."""
+    if "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: select with -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

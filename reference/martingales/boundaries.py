@@ -1,0 +1,272 @@
+"""The boundaries and odometers whose crossing frequencies are checked, with certified per-step thresholds.
+
+A boundary is ``b(V)``, a function of intrinsic time ``V = sum eps_m^2``, applied
+either to the centred martingale ``M_n = sum (l_m - mu_m)`` (``target = "M"``,
+whitehouse2022 Theorems 3-5) or to the privacy loss ``L_n = sum l_m`` (``target = "L"``,
+the odometers of whitehouse2022 Theorem 2 and the Rogers et al. odometer as quoted
+in whitehouse2022 Lemma 4 / whitehouse2023 Lemma 3).  The claim checked is
+``P(exists n >= 1: target_n >= b(V_n)) <= delta`` (``strict``: ``>``, the odometer
+definition, whitehouse2022 Definition 5).
+
+Each boundary has an interval formula (used for exact thresholds; cross-checked in
+the tests against the public functions of :mod:`reference.whitehouse2023`) and a
+float64 mirror written against an array module (used for the tables of the
+state-dependent adversaries, with a relative safety band).
+
+Negative controls (must be rejected): ``nc_mixture_half_log`` (Theorem 4's boundary
+with its log term halved) and ``nc_fixed_time_odometer`` (``sqrt(2 V log(1/delta)) + V/2``,
+valid at one fixed time only, used at every n).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable
+
+import mpmath
+
+from .. import whitehouse2023 as wh
+from ..precision import certified, iv_const, mpf_to_fraction
+from ._iv import ends, ivctx
+
+__all__ = ["Boundary", "make_boundaries", "BOUNDARY_KEYS", "NEGATIVE_BOUNDARY_KEYS", "ceil_certified",
+           "floor_certified"]
+
+F = Fraction
+BIG = 2 ** 31 - 1  # "never crossed" threshold
+
+
+@dataclass(frozen=True, eq=False)
+class Boundary:
+    """A boundary ``b(V)`` with its claim ``P(exists n: target_n (>=|>) b(V_n)) <= delta_claim``.
+
+    ``iv(c, V)``: interval value at an exact V (a Fraction); ``np(xp, V)``: float64
+    mirror on an array of V (``inf`` where the boundary is infinite); ``finite(V)``:
+    whether ``b(V) < inf`` (exact); ``reference(V)``: the public function this mirrors.
+    """
+
+    key: str
+    title: str
+    citation: str
+    target: str
+    strict: bool
+    delta_claim: Fraction
+    params: dict
+    iv: Callable = field(repr=False)
+    np: Callable = field(repr=False)
+    finite: Callable = field(repr=False, default=lambda V: True)
+    reference: Callable | None = field(repr=False, default=None)
+    negative_control: bool = False
+    as_printed: bool = False
+
+    @property
+    def signature(self) -> tuple:
+        """What determines the formula: key, parameters, claim (used as a cache key)."""
+        return (self.key, tuple(sorted((k, str(v)) for k, v in self.params.items())), str(self.delta_claim))
+
+    def __hash__(self):
+        return hash(self.signature)
+
+    def __eq__(self, other):
+        return isinstance(other, Boundary) and self.signature == other.signature
+
+    @property
+    def event(self) -> str:
+        t = "M_n" if self.target == "M" else "L_n"
+        return f"P(exists n: {t} {'>' if self.strict else '>='} b(V_n)) <= {float(self.delta_claim):.6g}"
+
+
+BOUNDARY_KEYS = ("whitehouse2022_thm3_linear", "whitehouse2022_thm4_mixture", "whitehouse2022_thm5_stitched",
+                 "whitehouse2022_thm2_filter_odometer", "whitehouse2022_thm2_mixture_odometer",
+                 "whitehouse2022_thm2_stitched_odometer", "whitehouse2022_lem4_rogers_odometer_as_quoted",
+                 "whitehouse2023_lem3_rogers_odometer_as_quoted")
+NEGATIVE_BOUNDARY_KEYS = ("nc_mixture_half_log", "nc_fixed_time_odometer")
+
+
+def _round_up(x: Fraction | mpmath.mpf, digits: int = 12) -> Fraction:
+    q = x if isinstance(x, Fraction) else mpf_to_fraction(x)
+    s = F(10) ** digits
+    return F(math.ceil(q * s), s)
+
+
+def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: bool = False) -> list[Boundary]:
+    """The checked boundaries at crossing level ``delta``, tuned to the intrinsic time ``V_ref``.
+
+    Parameters (all exact): Theorem 3 with ``a = V_ref/2``, ``b = sqrt(2 a log(1/delta))``
+    rounded up to 12 digits (claim ``exp(-b^2/(2a)) <= delta``); mixtures with
+    ``rho = V_ref/10``; stitching with ``v0 = V_ref/100``; the filter odometer with
+    the target eps of ``y* = V_ref/2`` rounded up to 6 digits; the Rogers et al.
+    odometer with ``|x| = n_records``, valid for ``delta <= 1/e``.
+    """
+    d = F(delta)
+    Vr = F(V_ref)
+    L = -mpmath.log(mpmath.mpf(d.numerator) / d.denominator)
+    out: list[Boundary] = []
+
+    # Theorem 3 (v2022) = Theorem 4 (v2023): linear boundary b/2 + b V/(2a)
+    a = Vr / 2
+    b = _round_up(certified(lambda c, a, d: c.sqrt(-2 * a * c.log(d)), (a, d), "upper", 30))
+    claim3 = _round_up(certified(lambda c, a, b: c.exp(-b * b / (2 * a)), (a, b), "upper", 30), 15)
+    out.append(Boundary(
+        "whitehouse2022_thm3_linear", f"linear b/2 + b V/(2a) (a={_f(a)}, b={float(b):.6g})",
+        "whitehouse2022 Theorem 3 = whitehouse2023 Theorem 4", "M", False, claim3, {"a": a, "b": b},
+        iv=lambda c, V, a=a, b=b: iv_const(c, b / 2 + b * V / (2 * a)),
+        np=lambda xp, V, a=float(a), b=float(b): b / 2 + b * V / (2 * a),
+        reference=lambda V, a=a, b=b: wh.linear_boundary(a, b, V)))
+
+    rho = Vr / 10
+    v0 = Vr / 100
+
+    def mix(c, V, rho=rho, d=d, half=False):
+        r, dd, VV = iv_const(c, rho), iv_const(c, d), iv_const(c, V)
+        lg = c.log((VV + r) / r) / 2 - c.log(dd)
+        return c.sqrt((1 if half else 2) * (VV + r) * lg)
+
+    def mix_np(xp, V, rho=float(rho), d=float(d), half=False):
+        return xp.sqrt((1.0 if half else 2.0) * (V + rho) * (xp.log((V + rho) / rho) / 2 - math.log(d)))
+
+    def stit(c, V, v0=v0, d=d):
+        VV, m, dd = iv_const(c, V), iv_const(c, v0), iv_const(c, d)
+        inner = c.log(c.log(2 * VV / m)) + c.mpf(72) / 100 * c.log(c.mpf(52) / 10 / dd)
+        return c.mpf(17) / 10 * c.sqrt(VV * inner)
+
+    def stit_np(xp, V, v0=float(v0), d=float(d)):
+        Vs = xp.maximum(V, v0)
+        val = 1.7 * xp.sqrt(Vs * (xp.log(xp.log(2 * Vs / v0)) + 0.72 * math.log(5.2 / d)))
+        return xp.where(V >= v0, val, xp.inf)
+
+    out.append(Boundary(
+        "whitehouse2022_thm4_mixture", f"normal mixture (rho={_f(rho)})",
+        "whitehouse2022 Theorem 4 = whitehouse2023 Theorem 5", "M", False, d, {"rho": rho},
+        iv=mix, np=mix_np, reference=lambda V, rho=rho, d=d: wh.mixture_boundary(V, rho, d)))
+    out.append(Boundary(
+        "whitehouse2022_thm5_stitched", f"stitched 1.7 sqrt(V(loglog(2V/v0) + 0.72 log(5.2/delta))) (v0={_f(v0)})",
+        "whitehouse2022 Theorem 5 = whitehouse2023 Theorem 6", "M", False, d, {"v0": v0},
+        iv=stit, np=stit_np, finite=lambda V, v0=v0: V >= v0,
+        reference=lambda V, v0=v0, d=d: wh.stitched_boundary(V, v0, d)))
+
+    # Theorem 2 (v2022) = Theorem 3 (v2023): odometers on the privacy loss (strict: Definition 5)
+    y = Vr / 2
+    eps_t = _round_up(certified(lambda c, y, d: c.sqrt(-2 * c.log(d) * y) + y / 2, (y, d), "upper", 30), 6)
+
+    def filt(c, V, e=eps_t, d=d):
+        VV, dd, ee = iv_const(c, V), iv_const(c, d), iv_const(c, e)
+        L2 = -2 * c.log(dd)
+        s = c.sqrt(L2 + 2 * ee) + c.sqrt(L2)
+        ys = 4 * ee * ee / (s * s)
+        return c.sqrt(ys * L2) / 2 + c.sqrt(L2) / (2 * c.sqrt(ys)) * VV + VV / 2
+
+    def filt_np(xp, V, e=float(eps_t), d=float(d)):
+        L2 = -2 * math.log(d)
+        s = math.sqrt(L2 + 2 * e) + math.sqrt(L2)
+        ys = 4 * e * e / (s * s)
+        return math.sqrt(ys * L2) / 2 + math.sqrt(L2) / (2 * math.sqrt(ys)) * V + V / 2
+
+    out.append(Boundary(
+        "whitehouse2022_thm2_filter_odometer", f"filter odometer (eps={float(eps_t):.6g}, y*~{_f(y)})",
+        "whitehouse2022 Theorem 2 (filter) = whitehouse2023 Theorem 3", "L", True, d, {"eps": eps_t},
+        iv=filt, np=filt_np, reference=lambda V, e=eps_t, d=d: wh.filter_odometer(V, e, d)))
+    out.append(Boundary(
+        "whitehouse2022_thm2_mixture_odometer", f"mixture odometer (rho={_f(rho)})",
+        "whitehouse2022 Theorem 2 (mixture) = whitehouse2023 Theorem 3", "L", True, d, {"rho": rho},
+        iv=lambda c, V: mix(c, V) + iv_const(c, V) / 2, np=lambda xp, V: mix_np(xp, V) + V / 2,
+        reference=lambda V, rho=rho, d=d: wh.mixture_odometer(V, rho, d)))
+    out.append(Boundary(
+        "whitehouse2022_thm2_stitched_odometer", f"stitched odometer (v0={_f(v0)})",
+        "whitehouse2022 Theorem 2 (stitched) = whitehouse2023 Theorem 3", "L", True, d, {"v0": v0},
+        iv=lambda c, V: stit(c, V) + iv_const(c, V) / 2, np=lambda xp, V: stit_np(xp, V) + V / 2,
+        finite=lambda V, v0=v0: V >= v0, reference=lambda V, v0=v0, d=d: wh.stitched_odometer(V, v0, d)))
+
+    # Rogers et al. Theorem 6.5 as quoted (valid only for delta <= 1/e)
+    if d <= F(36787944117144232, 10 ** 17) and n_records >= 2:
+        n = int(n_records)
+        lo_v = F(1, n * n)
+        for year, fn in (("2022", wh.rogers_odometer_quoted_2022), ("2023", wh.rogers_odometer_quoted_2023)):
+            def rog(c, V, n=n, d=d, year=year, lo_v=lo_v):
+                VV, dd, nn = iv_const(c, V), iv_const(c, d), c.mpf(n)
+                log2n = c.log(nn) / c.log(2)
+                if lo_v <= V <= 1:
+                    if year == "2022":
+                        return c.sqrt(2 * VV * (c.log(110) + 1 + 2 * c.log(c.log(nn) / dd)) + VV / 2)
+                    return c.sqrt(2 * VV * (c.log(110) + 1 + 2 * c.log(c.log(nn) / dd))) + VV / 2
+                ll = c.log(c.log(4 * log2n / dd))
+                if year == "2022":
+                    return c.sqrt(2 * (1 / (nn * nn) + VV) * (1 + c.log(1 + nn * nn * VV) / 2 * ll + VV / 2))
+                return c.sqrt(2 * (1 / (nn * nn) + VV) * (1 + c.log(1 + nn * nn * VV) / 2) * ll) + VV / 2
+
+            def rog_np(xp, V, n=float(n), d=float(d), year=year, lo_v=float(lo_v)):
+                ll = math.log(math.log(4 * math.log2(n) / d))
+                c1 = math.log(110) + 1 + 2 * math.log(math.log(n) / d)
+                if year == "2022":
+                    in_rng = xp.sqrt(2 * V * c1 + V / 2)
+                    out_rng = xp.sqrt(2 * (1 / (n * n) + V) * (1 + xp.log1p(n * n * V) / 2 * ll + V / 2))
+                else:
+                    in_rng = xp.sqrt(2 * V * c1) + V / 2
+                    out_rng = xp.sqrt(2 * (1 / (n * n) + V) * (1 + xp.log1p(n * n * V) / 2) * ll) + V / 2
+                return xp.where((V >= lo_v) & (V <= 1.0), in_rng, out_rng)
+
+            out.append(Boundary(
+                f"whitehouse{year}_lem{4 if year == '2022' else 3}_rogers_odometer_as_quoted",
+                f"Rogers et al. Thm 6.5 odometer as quoted in whitehouse{year} (|x|={n})",
+                f"whitehouse{year} Lemma {4 if year == '2022' else 3} (rogers2016 Theorem 6.5, as printed)",
+                "L", True, d, {"n_records": n}, iv=rog, np=rog_np, as_printed=True,
+                reference=lambda V, fn=fn, d=d, n=n: fn(V, d, n)))
+
+    if include_negative:
+        out.append(Boundary(
+            "nc_mixture_half_log", f"NEGATIVE CONTROL: mixture boundary with its log term halved (rho={_f(rho)})",
+            "negative control (wrong constant)", "M", False, d, {"rho": rho},
+            iv=lambda c, V: mix(c, V, half=True), np=lambda xp, V: mix_np(xp, V, half=True), negative_control=True))
+        out.append(Boundary(
+            "nc_fixed_time_odometer", "NEGATIVE CONTROL: sqrt(2 V log(1/delta)) + V/2 at every n (fixed-time bound)",
+            "negative control (advanced composition used time-uniformly)", "L", True, d, {},
+            iv=lambda c, V, d=d: c.sqrt(-2 * iv_const(c, V) * c.log(iv_const(c, d))) + iv_const(c, V) / 2,
+            np=lambda xp, V, d=float(d): xp.sqrt(-2 * V * math.log(d)) + V / 2, negative_control=True))
+    return out
+
+
+def _f(q: Fraction) -> str:
+    return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+# ---------------------------------------------------------------------------
+# certified integer rounding of an interval formula
+# ---------------------------------------------------------------------------
+
+def _enclose(formula, prec: int):
+    return ends(formula(ivctx(prec)))
+
+
+def _ceil(q: Fraction) -> int:
+    return -((-q.numerator) // q.denominator)
+
+
+def _floor(q: Fraction) -> int:
+    return q.numerator // q.denominator
+
+
+def ceil_certified(formula, precs=(64, 128, 256, 1024, 4096)) -> int:
+    """``ceil(x)`` for ``x = formula(ctx)`` (an interval formula), decided exactly.
+
+    Raises ``ArithmeticError`` if the enclosure still straddles an integer at the
+    largest precision (x equal to an integer but not provably so).
+    """
+    for prec in precs:
+        lo, hi = _enclose(formula, prec)
+        if lo == hi:
+            return _ceil(lo)
+        if _ceil(lo) == _ceil(hi):
+            return _ceil(lo)
+    raise ArithmeticError(f"ceil undecided: enclosure [{float(lo)}, {float(hi)}]")
+
+
+def floor_certified(formula, precs=(64, 128, 256, 1024, 4096)) -> int:
+    """``floor(x)`` for ``x = formula(ctx)``, decided exactly (see :func:`ceil_certified`)."""
+    for prec in precs:
+        lo, hi = _enclose(formula, prec)
+        if lo == hi:
+            return _floor(lo)
+        if _floor(lo) == _floor(hi):
+            return _floor(lo)
+    raise ArithmeticError(f"floor undecided: enclosure [{float(lo)}, {float(hi)}]")
