@@ -224,7 +224,7 @@ def register(id: str, *, paper: str, result: str, direction: str, summary: str,
 
 
 def _load_all() -> None:
-    from . import classical, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
+    from . import balle2020, classical, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
 
 
 def entries() -> list[Entry]:

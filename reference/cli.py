@@ -169,7 +169,7 @@ def _cmd_derive(args) -> int:
 
 #: Modules that add their own subcommands: each defines ``add_cli(subparsers)``,
 #: which registers a parser whose ``func`` default returns the exit status.
-EXTENSIONS: tuple[str, ...] = ("reference.cli_simulations", "reference.martingales")
+EXTENSIONS: tuple[str, ...] = ("reference.cli_simulations", "reference.checkins", "reference.martingales")
 
 
 def _add_extensions(sub) -> list[str]:

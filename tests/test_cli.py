@@ -369,3 +369,12 @@ def test_report_compares_every_filter_with_the_optimal_composition(report_dir):
         assert row["comparison"] == rounds_comparison(row["eps0"], s["eps_target"], s["delta_prime"])
         assert set(row["comparison"]) == {k for k, _, _ in ROUND_RULES}
     assert "optimal composition" in (report_dir / "report.md").read_text()
+
+
+def test_checkins_command_runs_and_reports(capsys):
+    rc, out, _ = run(capsys, "checkins", "--n", "200", "--m", "20", "--seed", "1")
+    assert rc == 0 and "dummy updates" in out and "balle2020_thm3_2_eps" in out
+    rc, out, _ = run(capsys, "checkins", "--protocol", "averaged", "--n", "100", "--m", "10", "--json")
+    assert rc == 0 and isinstance(json.loads(out), dict)
+    rc, _, err = run(capsys, "checkins", "--n", "-3")
+    assert rc == 2 and "n must" in err
