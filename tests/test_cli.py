@@ -378,3 +378,20 @@ def test_checkins_command_runs_and_reports(capsys):
     assert rc == 0 and isinstance(json.loads(out), dict)
     rc, _, err = run(capsys, "checkins", "--n", "-3")
     assert rc == 2 and "n must" in err
+
+
+def test_report_shows_where_amplification_bounds_stop_amplifying(report_dir):
+    from reference import balle2020 as B
+
+    rep = json.loads((report_dir / "report.json").read_text())
+    a = rep["amplification"]
+    assert a["rows"]
+    flags = []
+    for row in a["rows"]:
+        v = row["shuffling_thm5_1"]
+        exact = B.amplifies(B.thm5_1_eps(row["eps0"], row["n"], a["delta"]), row["eps0"])
+        assert v["amplifies"] == exact
+        flags.append(exact)
+    assert True in flags and False in flags  # the default grid shows both regimes
+    md = (report_dir / "report.md").read_text()
+    assert "Amplification by random check-ins and shuffling" in md and "(**no**)" in md
