@@ -906,6 +906,49 @@ def zcdp_filter_dp_eps(rho, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     return certified(lambda c, r, d: r + 2 * c.sqrt(-r * c.log(d)), (r, d), "upper", dps)
 
 
+_ALPHAS_DEFAULT = "1.25,1.5,2,3,4,6,8,12,16,24,32,64,128"
+
+
+@register("feldman2021_renyi_odometer_zcdp", paper=KEY, result="Renyi odometer (from the Theorem 3.1 supermartingale)",
+          direction="upper",
+          summary="Time-uniform bound on the realized privacy loss of rho_t-zCDP steps: "
+                  "min over a fixed grid A of alpha rho_sum + log(|A|/delta)/(alpha - 1)",
+          params=(Param("rho_sum", NN, default="0.05", doc="sum of the predictable zCDP parameters so far"), _delta,
+                  Param("alphas", Domain.interval(1, None), kind="sequence", default=_ALPHAS_DEFAULT,
+                        doc="the grid of Renyi orders, fixed before the interaction")),
+          provenance="derived",
+          note="The seed stops before the published odometer and its statement could not be retrieved, so this is our "
+               "derivation, not the published form: under the first input's law, exp((alpha-1)(L_t - alpha sum rho_s)) is a "
+               "nonnegative supermartingale (the process behind Theorem 3.1; checked by reference.martingales), Ville's "
+               "inequality at level delta/|A| and a union bound over the fixed grid A give "
+               "P(exists t: L_t >= odometer_t) <= delta. Checked exactly on adaptive randomized-response compositions "
+               "in proofs/test_feldman2021_renyi_odometer.py.")
+def renyi_odometer_zcdp(rho_sum, delta, alphas=_ALPHAS_DEFAULT, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+    """feldman2021 Renyi odometer (derived from the Theorem 3.1 supermartingale): ``min_{alpha in A} alpha R + log(|A|/delta)/(alpha-1)``.
+
+    Contract: if step t is rho_t-zCDP conditionally on the past (rho_t predictable), then with
+    ``R_t = sum_{s<=t} rho_s`` the realized privacy loss satisfies
+    ``P(exists t: L_t >= renyi_odometer_zcdp(R_t, delta, A)) <= delta`` for a grid ``A`` fixed in
+    advance (a probabilistic-DP odometer in the sense of whitehouse2022 Definition 4).
+    Derivation: for each alpha in A, ``exp((alpha-1)(L_t - alpha R_t))`` is a nonnegative
+    supermartingale starting at 1 (E_P[(p/q)^(alpha-1) | past] = exp((alpha-1) D_alpha) <=
+    exp((alpha-1) alpha rho_t)); Ville's inequality at level delta/|A| and a union bound over A.
+    ``alphas`` may be a comma-separated string or a sequence of rationals > 1.
+    Preconditions: rho_sum >= 0, delta in (0, 1), alphas non-empty, each > 1.
+    Rounding: each candidate is rounded up; the minimum of upper bounds is an upper bound.
+    """
+    r = check("rho_sum", rho_sum, NN)
+    d = check("delta", delta, U)
+    if isinstance(alphas, str):
+        alphas = [a for a in alphas.split(",") if a.strip()]
+    grid = check_seq("alphas", alphas, Domain.interval(1, None))
+    if not grid:
+        raise ValueError("alphas must be a non-empty sequence of orders > 1, found an empty sequence")
+    k = Fraction(len(set(grid)))
+    return min(certified(lambda c, a, r, d, k: a * r + (c.log(k) - c.log(d)) / (a - 1), (a, r, d, k), "upper", dps)
+               for a in sorted(set(grid)))
+
+
 @register("feldman2021_rem4_4_best_alpha", paper=KEY, result="Remark 4.4 + Fact 2.4 (optimal order)", direction="exact",
           summary="The order alpha* = 1 + sqrt(log(1/delta)/rho) minimising alpha rho + log(1/delta)/(alpha-1)",
           params=(Param("rho", P_, default="0.5", doc="zCDP budget rho > 0"), _delta), provenance="derived",
