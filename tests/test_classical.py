@@ -22,24 +22,20 @@ from reference import whitehouse2023 as W
 from reference.catalog import get
 from reference.precision import mpf_to_fraction
 
+from second_route import hp as _hp  # noqa: E402  (tests/ is on sys.path)
+from second_route import q2m, rel  # noqa: E402
+
 TIGHT = mpmath.mpf(10) ** -45
 
 
 def hp(dps=200):
-    """A private high-precision context for second routes (independent of the library's contexts)."""
-    from mpmath.ctx_mp import MPContext
-    c = MPContext()
-    c.dps = dps
-    return c
+    return _hp(dps)
 
 
-def q2m(c, q):
-    q = F(q)
-    return c.mpf(q.numerator) / q.denominator
 
 
-def rel(a, b):
-    return abs(a - b) / max(abs(b), mpmath.mpf(10) ** -400)
+
+
 
 
 def fr(x) -> F:

@@ -40,22 +40,20 @@ from reference.rogers_filters import (
     Lemma64Odometer,
 )
 
+from second_route import hp as _hp  # noqa: E402  (tests/ is on sys.path)
+from second_route import q2m, rel  # noqa: E402
+
 TIGHT = mpmath.mpf(10) ** -45
 
 
 def hp(dps=120):
-    c = MPContext()
-    c.dps = dps
-    return c
+    return _hp(dps)
 
 
-def q2m(c, q):
-    q = F(q)
-    return c.mpf(q.numerator) / q.denominator
 
 
-def rel(a, b):
-    return abs(a - b) / max(abs(b), mpmath.mpf(10) ** -300)
+
+
 
 
 def frac(x) -> F:
