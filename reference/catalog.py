@@ -16,7 +16,7 @@ from typing import Callable
 
 from .precision import Domain
 
-__all__ = ["PAPERS", "Param", "Entry", "register", "CATALOG", "get", "entries"]
+__all__ = ["PAPERS", "Param", "Entry", "register", "cites", "CATALOG", "get", "entries"]
 
 #: Paper keys.  A key fixes the version whose numbering its ids use.
 PAPERS: dict[str, dict] = {
@@ -219,6 +219,22 @@ def register(id: str, *, paper: str, result: str, direction: str, summary: str,
         cites.append(entry.as_dict())
         fn.__citations__ = tuple(cites)
         return fn
+
+    return deco
+
+
+def cites(paper: str, *results: str) -> Callable:
+    """Decorator: attach ``__citations__`` (paper, key, arXiv id, source, result) to an unregistered public object.
+
+    For classes and helpers that are not scalar catalog entries (objects, simulations).
+    """
+    p = PAPERS[paper]
+    source = f"{p['seed'] or 'not a seed'} ({p['version']})"
+
+    def deco(obj):
+        obj.__citations__ = tuple({"paper": f"{p['authors']}, {p['title']}", "paper_key": paper, "arxiv": p["arxiv"],
+                                   "source": source, "result": r} for r in results)
+        return obj
 
     return deco
 

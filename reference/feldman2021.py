@@ -1051,7 +1051,72 @@ def _single_to_json(self, step: tuple) -> list:
     return [str(step[0])]
 
 
-class RenyiFilter(_Accountant):
+class _SumFilter(_Accountant):
+    """Shared machinery of the Renyi filters: an exact running sum ``spent`` compared with the budget ``_BUDGET``.
+
+    Step t is admitted iff ``spent + rho_t <= budget`` (look-ahead on the step about to run);
+    decide-and-commit is atomic under the object's lock.
+    """
+
+    _BUDGET = "B"
+    _STATE = ("spent",)
+    _step_to_json = _single_to_json
+    _step_from_json = _rho_from_json
+
+    @classmethod
+    def _from_params(cls, kw):
+        return cls(**kw)
+
+    @property
+    def spent(self) -> Fraction:
+        """``sum_{j<=n} rho_j`` of the committed steps (exact)."""
+        with self._lock:
+            return self._spent
+
+    def _admits(self, spent: Fraction, rho: Fraction) -> bool:
+        """CONT iff ``spent + rho <= budget``."""
+        return spent + rho <= self._p[self._BUDGET]
+
+    def _apply(self, step: tuple, count: int = 1) -> None:
+        self._spent += count * step[0]
+
+    def _state_problem(self) -> str | None:
+        if self._spent > self._p[self._BUDGET]:
+            return f"spent = {self._spent} exceeds {self._BUDGET} = {self._p[self._BUDGET]}"
+        return None
+
+    def _parse(self, rho_t) -> tuple:
+        return (check("rho_t", rho_t, NN),)
+
+    def _refusal(self, step: tuple) -> BudgetExceeded:
+        b = self._BUDGET
+        return BudgetExceeded(
+            f"{type(self).__name__}: step {self._n + 1} (rho_t={_dec(step[0])}) refused: "
+            f"sum of rhos would be {_dec(self._spent + step[0])} > {b} = {_dec(self._p[b])}",
+            step=self._n + 1, reasons=(b,), requested=step)
+
+    def _can(self, step: tuple) -> bool:
+        with self._lock:
+            return self._admits(self._spent, step[0])
+
+    def _run(self, step: tuple) -> int:
+        with self._lock:
+            if not self._admits(self._spent, step[0]):
+                raise self._refusal(step)
+            self._apply(step)
+            self._push(step)
+            return self._n
+
+    def _try(self, step: tuple) -> bool:
+        with self._lock:
+            if not self._admits(self._spent, step[0]):
+                return False
+            self._apply(step)
+            self._push(step)
+            return True
+
+
+class RenyiFilter(_SumFilter):
     """feldman2021 Definition 4.1 / Algorithm 2 / Theorem 4.3: the Renyi privacy filter F_{alpha,B}.
 
     Contract: step t with Renyi parameter ``rho_t`` (= rho_t^(alpha), the order-alpha RDP
@@ -1074,9 +1139,6 @@ class RenyiFilter(_Accountant):
 
     __citations__ = (_cite("Definition 4.1"), _cite("Algorithm 2"), _cite("Theorem 4.3"))
     _PARAMS = (("alpha", ALPHA, False), ("B", P_, False))
-    _STATE = ("spent",)
-    _step_to_json = _single_to_json
-    _step_from_json = _rho_from_json
 
     def __init__(self, alpha, B):
         """feldman2021 Theorem 4.3: a Renyi filter of order alpha > 1 with budget B > 0.
@@ -1085,10 +1147,6 @@ class RenyiFilter(_Accountant):
         """
         self._init_params({"alpha": alpha, "B": B})
         self._spent = Fraction(0)
-
-    @classmethod
-    def _from_params(cls, kw):
-        return cls(**kw)
 
     # ---- state ----------------------------------------------------------
     @property
@@ -1101,58 +1159,10 @@ class RenyiFilter(_Accountant):
         """The budget (exact)."""
         return self._p["B"]
 
-    @property
-    def spent(self) -> Fraction:
-        """``sum_{j<=n} rho_j`` of the committed steps (exact)."""
-        with self._lock:
-            return self._spent
-
-    # ---- rule ------------------------------------------------------------
-    def _admits(self, spent: Fraction, rho: Fraction) -> bool:
-        """F_{alpha,B}: CONT iff ``spent + rho <= B`` (look-ahead on the step about to run)."""
-        return spent + rho <= self._p["B"]
-
-    def _apply(self, step: tuple, count: int = 1) -> None:
-        self._spent += count * step[0]
-
-    def _state_problem(self) -> str | None:
-        if self._spent > self._p["B"]:
-            return f"spent = {self._spent} exceeds B = {self._p['B']}"
-        return None
-
-    def _parse(self, rho_t) -> tuple:
-        return (check("rho_t", rho_t, NN),)
-
     def _gaussian_rho(self, sigma, sensitivity) -> Fraction:
         s = check("sigma", sigma, P_)
         D = check("sensitivity", sensitivity, NN)
         return self._p["alpha"] * D * D / (2 * s * s)
-
-    def _refusal(self, step: tuple) -> BudgetExceeded:
-        return BudgetExceeded(
-            f"{type(self).__name__}: step {self._n + 1} (rho_t={_dec(step[0])}) refused: "
-            f"sum of rhos would be {_dec(self._spent + step[0])} > B = {_dec(self._p['B'])}",
-            step=self._n + 1, reasons=("B",), requested=step)
-
-    def _can(self, step: tuple) -> bool:
-        with self._lock:
-            return self._admits(self._spent, step[0])
-
-    def _run(self, step: tuple) -> int:
-        with self._lock:
-            if not self._admits(self._spent, step[0]):
-                raise self._refusal(step)
-            self._apply(step)
-            self._push(step)
-            return self._n
-
-    def _try(self, step: tuple) -> bool:
-        with self._lock:
-            if not self._admits(self._spent, step[0]):
-                return False
-            self._apply(step)
-            self._push(step)
-            return True
 
     def can_run(self, rho_t) -> bool:
         """feldman2021 Theorem 4.3: True iff a step with Renyi parameter rho_t would be admitted now (no state change; exact)."""
@@ -1199,7 +1209,7 @@ class RenyiFilter(_Accountant):
         return {"eps": rdp_to_dp_eps(self._p["alpha"], self._p["B"], d, dps=dps), "delta": d}
 
 
-class RenyiZCDPFilter(_Accountant):
+class RenyiZCDPFilter(_SumFilter):
     """feldman2021 Remark 4.4: the Renyi filter for rho_t-zCDP steps, a rho-zCDP filter whose rule does not depend on alpha.
 
     Contract: step t, rho_t-zCDP conditional on the earlier outputs (so (alpha, alpha rho_t)-RDP
@@ -1214,43 +1224,17 @@ class RenyiZCDPFilter(_Accountant):
 
     __citations__ = (_cite("Remark 4.4"), _cite("Theorem 4.3"))
     _PARAMS = (("rho", P_, False),)
-    _STATE = ("spent",)
-    _step_to_json = _single_to_json
-    _step_from_json = _rho_from_json
+    _BUDGET = "rho"
 
     def __init__(self, rho):
         """feldman2021 Remark 4.4: a zCDP filter with budget rho > 0 (``ValueError`` names rho)."""
         self._init_params({"rho": rho})
         self._spent = Fraction(0)
 
-    @classmethod
-    def _from_params(cls, kw):
-        return cls(**kw)
-
     @property
     def rho(self) -> Fraction:
         """The zCDP budget (exact)."""
         return self._p["rho"]
-
-    @property
-    def spent(self) -> Fraction:
-        """``sum_{j<=n} rho_j`` (exact)."""
-        with self._lock:
-            return self._spent
-
-    def _admits(self, spent: Fraction, rho_t: Fraction) -> bool:
-        return spent + rho_t <= self._p["rho"]
-
-    def _apply(self, step: tuple, count: int = 1) -> None:
-        self._spent += count * step[0]
-
-    def _state_problem(self) -> str | None:
-        if self._spent > self._p["rho"]:
-            return f"spent = {self._spent} exceeds rho = {self._p['rho']}"
-        return None
-
-    def _parse(self, rho_t) -> tuple:
-        return (check("rho_t", rho_t, NN),)
 
     def decision_at(self, alpha, rho_t) -> bool:
         """feldman2021 Remark 4.4: the decision of the order-alpha Renyi filter F_{alpha, alpha rho} on the step ``alpha rho_t``.
@@ -1266,32 +1250,15 @@ class RenyiZCDPFilter(_Accountant):
 
     def can_run(self, rho_t) -> bool:
         """feldman2021 Remark 4.4: True iff a rho_t-zCDP step would be admitted now (exact; no state change)."""
-        step = self._parse(rho_t)
-        with self._lock:
-            return self._admits(self._spent, step[0])
+        return self._can(self._parse(rho_t))
 
     def run(self, rho_t) -> int:
         """feldman2021 Remark 4.4: commit a rho_t-zCDP step if admitted (new step count) or raise :class:`BudgetExceeded`."""
-        step = self._parse(rho_t)
-        with self._lock:
-            if not self._admits(self._spent, step[0]):
-                raise BudgetExceeded(
-                    f"RenyiZCDPFilter: step {self._n + 1} (rho_t={_dec(step[0])}) refused: "
-                    f"sum of rhos would be {_dec(self._spent + step[0])} > rho = {_dec(self._p['rho'])}",
-                    step=self._n + 1, reasons=("rho",), requested=step)
-            self._apply(step)
-            self._push(step)
-            return self._n
+        return self._run(self._parse(rho_t))
 
     def try_run(self, rho_t) -> bool:
         """feldman2021 Remark 4.4: commit a rho_t-zCDP step if admitted; True iff committed."""
-        step = self._parse(rho_t)
-        with self._lock:
-            if not self._admits(self._spent, step[0]):
-                return False
-            self._apply(step)
-            self._push(step)
-            return True
+        return self._try(self._parse(rho_t))
 
     def run_gaussian(self, sigma, sensitivity=1) -> int:
         """feldman2021 Remark 4.4: commit a Gaussian step, rho_t = Delta^2/(2 sigma^2) (exact), or raise :class:`BudgetExceeded`."""

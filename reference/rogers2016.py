@@ -35,7 +35,7 @@ from typing import Callable, Sequence
 import mpmath
 from mpmath.ctx_mp import MPContext
 
-from .catalog import PAPERS, Param, register
+from .catalog import Param, cites, register
 from .precision import (
     DEFAULT_DPS,
     INF,
@@ -89,17 +89,10 @@ U0 = Domain.unit_nonneg()
 _TIE_PREC = 1 << 14  # precision (bits) at which an undecided filter comparison is resolved conservatively
 
 
+
 def _cites(*results: str):
-    """Attach ``__citations__`` (paper key, arXiv id, seed, result) to an unregistered public object."""
-    p = PAPERS[R16]
-
-    def deco(obj):
-        obj.__citations__ = tuple({
-            "paper": f"{p['authors']}, {p['title']}", "paper_key": R16, "arxiv": p["arxiv"],
-            "source": f"{p['seed']} ({p['version']})", "result": r} for r in results)
-        return obj
-
-    return deco
+    """Citations of rogers2016 for an unregistered public object (see :func:`reference.catalog.cites`)."""
+    return cites(R16, *results)
 
 
 # ===========================================================================

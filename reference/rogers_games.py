@@ -45,7 +45,7 @@ from typing import Callable, Iterable, Optional
 import mpmath
 from mpmath.ctx_iv import MPIntervalContext
 
-from .catalog import PAPERS
+from .catalog import cites
 from .precision import Domain, check, compare_exp_rational, sign_of
 from .rogers2016 import CONT, HALT
 
@@ -65,16 +65,10 @@ _NN = Domain.nonnegative()
 _U0 = Domain.unit_nonneg()
 
 
+
 def _cites(*results: str):
-    p = PAPERS[R16]
-
-    def deco(obj):
-        obj.__citations__ = tuple({
-            "paper": f"{p['authors']}, {p['title']}", "paper_key": R16, "arxiv": p["arxiv"],
-            "source": f"{p['seed']} ({p['version']})", "result": r} for r in results)
-        return obj
-
-    return deco
+    """Citations of rogers2016 for an unregistered public object (see :func:`reference.catalog.cites`)."""
+    return cites(R16, *results)
 
 
 # ===========================================================================

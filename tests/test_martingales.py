@@ -757,24 +757,18 @@ def test_check_config_validation():
 
 
 # ==========================================================================
-# slow: full-size runs (skipped unless selected with -m slow)
+# slow: full-size runs (the root conftest skips them unless selected with -m slow)
 # ==========================================================================
 
-@pytest.fixture
-def slow_selected(request):
-    if "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("slow: run with -m slow")
-
-
 @pytest.mark.slow
-def test_full_default_run_passes_with_negative_controls_rejected(slow_selected):
+def test_full_default_run_passes_with_negative_controls_rejected():
     rep = run_checks(CheckConfig(include_negative_controls=True))
     assert rep["exit_status"] == 0
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("key", list(PROCESSES))
-def test_full_grids_exact_and_mc(key, slow_selected):
+def test_full_grids_exact_and_mc(key):
     p = PROCESSES[key]
     ex = one_step_exact(p)
     mc = one_step_mc(p, get_backend("numpy"), n=200_000, seed=1)
