@@ -198,7 +198,10 @@ def test_report_writes_files(report_dir):
     r = rep["rounds"]
     for key in ("filter", "advanced_composition", "basic_composition"):
         assert f"**{r[key]}**" in md
-    assert "## Errata" in md and "## Odometers" in md and "## Catalog" in md
+    assert "## Errata" in md and "## Odometers" in md and "## Catalog" in md and "## Exact verification" in md
+    v = rep["verification"]
+    assert v["targets"] and all(t["verdict"] == "pass" for t in v["targets"]), v["targets"]
+    assert v["negative_controls"] and all(c["verdict"] == "FAIL" for c in v["negative_controls"])
     assert {c["id"] for c in rep["catalog"]} == {e.id for e in ENTRIES}
     assert all(c.get("value") is not None for c in rep["catalog"]), [c for c in rep["catalog"] if c.get("error")]
 
@@ -234,8 +237,9 @@ def test_report_odometers(report_dir):
 
 def test_report_json_and_out(tmp_path, capsys):
     out = tmp_path / "x" / "y"
-    rc, stdout, _ = run(capsys, "report", "--out", str(out), "--json", "--quiet")
+    rc, stdout, _ = run(capsys, "report", "--out", str(out), "--json", "--quiet", "--no-verify")
     assert rc == 0
+    assert json.loads(stdout)["verification"] is None
     assert json.loads(stdout)["rounds"] == json.loads((out / "report.json").read_text())["rounds"]
 
 
@@ -253,7 +257,7 @@ def test_advcomp_rounds_edge_cases():
 
 def test_errata_absent_or_in_either_shape(tmp_path):
     assert rpt.load_errata(tmp_path / "missing.json") == (None, None)
-    rep = rpt.build_report({"errata_path": tmp_path / "missing.json", "eps0_sweep": ()})
+    rep = rpt.build_report({"errata_path": tmp_path / "missing.json", "eps0_sweep": (), "verify": False})
     assert "No errata file" in rpt.render_markdown(rep)
     item = {"id": "X-1", "seed": ["a.txt"], "location": "eq. (9)", "printed": "a|b", "corrected": "c",
             "check": "proofs/x.py::t", "consequence": "typo; result unaffected"}
