@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import shutil
 import subprocess
@@ -48,13 +49,15 @@ from reference.martingales import (
     simulate,
     x0_exact,
 )
-from reference.martingales.boundaries import ceil_certified, floor_certified
+from reference import feldman2021, rogers2016
+from reference.martingales.boundaries import RENYI_ALPHAS, Boundary, ceil_certified, floor_certified, renyi_kappa
 from reference.martingales.cuda import KERNEL_SOURCE, run_host_harness
 from reference.martingales.processes import default_grid, one_step_exact_state
 from reference.martingales.rng import chunk_bitgen, philox4x32_10, philox_draws, stream_tag
 from reference.martingales.simulate import (
     CHUNK,
     crossing_masks,
+    deterministic_lower_thresholds,
     deterministic_thresholds,
     rr_threshold,
 )
@@ -200,6 +203,9 @@ def _second_route_expectation(process, state, law: StepLaw, dps=60):
         if k == "feldman2021_thm3_1":
             a = mpq(c, state["alpha"])
             return c.exp(a * l - (a - 1) * mpq(c, law.rdp(state["alpha"])))
+        if k == "feldman2021_renyi_odometer_kl":  # rho = KL(P||Q) = the mean loss mu (RR: eps tanh(eps/2))
+            a = mpq(c, state["alpha"])
+            return c.exp((a - 1) * (l - a * mu))
         raise KeyError(k)
 
     if law.kind == "rr":
@@ -230,6 +236,10 @@ SAMPLE_STATES = [
     ("feldman2021_thm3_1", {"alpha": F(4)}, StepLaw("rr", F(1, 3))),
     ("feldman2021_thm3_1", {"alpha": F(2)}, StepLaw("laplace", F(3, 2))),
     ("feldman2021_thm3_1", {"alpha": F(3)}, StepLaw("gaussian", F(1, 2))),
+    ("feldman2021_renyi_odometer_kl", {"alpha": F(5, 4)}, StepLaw("rr", F(1, 10))),
+    ("feldman2021_renyi_odometer_kl", {"alpha": F(128)}, StepLaw("rr", F(2))),
+    ("feldman2021_renyi_odometer_kl", {"alpha": F(3)}, StepLaw("laplace", F(1, 2))),
+    ("feldman2021_renyi_odometer_kl", {"alpha": F(6)}, StepLaw("gaussian", F(1, 20))),
     ("nc_variance_inflated", {"lam": F(10)}, StepLaw("rr", F(1, 10), F(3, 2))),
 ]
 
@@ -286,7 +296,8 @@ def test_hoeffding_and_zcdp_steps_hold_on_random_states(lam, eps, kind):
     """Hoeffding's lemma (whitehouse2022 Thm 3, rogers2016 Lem 4.2 with -lam) and Bun-Steinke (whitehouse2023 Lem 6) at random states."""
     law = StepLaw(kind, eps)
     for key, st_ in (("whitehouse_exp", {"lam": lam}), ("rogers_lem4_2", {"lam": -lam}),
-                     ("whitehouse2023_lem6_renyi", {"lam": 1 + lam}), ("feldman2021_thm3_1", {"alpha": 1 + lam})):
+                     ("whitehouse2023_lem6_renyi", {"lam": 1 + lam}), ("feldman2021_thm3_1", {"alpha": 1 + lam}),
+                     ("feldman2021_renyi_odometer_kl", {"alpha": 1 + lam})):
         r = one_step_exact_state(PROCESSES[key], st_, law)
         assert r.sign in (0, 1), (key, st_, law, r)
 
@@ -312,7 +323,8 @@ def test_valid_processes_pass_exactly_and_x0(key):
 
 def test_gaussian_steps_are_exact_martingale_ties():
     """Gaussian steps make every process an exact martingale (E R = 1), recognised exactly (margin 0, sign 0)."""
-    for key in ("whitehouse_exp", "whitehouse_mixture", "whitehouse2023_lem6_renyi", "feldman2021_thm3_1"):
+    for key in ("whitehouse_exp", "whitehouse_mixture", "whitehouse2023_lem6_renyi", "feldman2021_thm3_1",
+                "feldman2021_renyi_odometer_kl"):
         p = PROCESSES[key]
         for state, law in default_grid(p, quick=True):
             if law.kind == "gaussian":
@@ -435,6 +447,11 @@ def _bound_value(b, V: F, c):
         return c.sqrt((VV + r) * c.log(c.sqrt((VV + r) / r) / d))
     if b.key == "nc_fixed_time_odometer":
         return c.sqrt(2 * VV * c.log(1 / d)) + VV / 2
+    if b.key in ("nc_renyi_odometer_no_union", "nc_renyi_odometer_quarter_log"):
+        k, s = (1, 1) if b.key == "nc_renyi_odometer_no_union" else (len(RENYI_ALPHAS), c.mpf(1) / 4)
+        return min(mpq(c, a) * VV / 2 + s * c.log(k / d) / (mpq(c, a) - 1) for a in RENYI_ALPHAS)
+    if b.key in ("test_two_sided", "test_one_sided"):
+        return c.sqrt(VV) / 2 + VV / 4 + c.sqrt(2) / 1000
     raise KeyError(b.key)
 
 
@@ -468,7 +485,7 @@ def test_certified_rounding_helpers():
 def test_deterministic_thresholds_are_the_minimal_crossing_counts(adv):
     """tau_n is the least P_n with a crossing at step n: checked against a 60-digit evaluation of M_n or L_n vs b(V_n)."""
     T = 40
-    bs = make_boundaries(F(1, 10), F(T, 100) * 20, include_negative=True)
+    bs = make_boundaries(F(1, 10), F(T, 100) * 20, include_negative=True) + [_two_sided_test_boundary()]
     c = hp(60)
     g = adv.unit
     for b in bs:
@@ -492,6 +509,10 @@ def test_deterministic_thresholds_are_the_minimal_crossing_counts(adv):
                 return x > bv if b.strict else x >= bv
             t = int(tau[n - 1])
             assert crossed(t) and not crossed(t - 1), (b.key, n, t)
+            if b.two_sided:  # -L_n crosses iff P_n <= tau_lo_n
+                tl = int(deterministic_lower_thresholds(b, adv, T)[n - 1])
+                neg = lambda P: -(mpq(c, g) * (2 * P - C)) > bv  # noqa: E731
+                assert neg(tl) and not neg(tl + 1), (b.key, n, tl)
 
 
 # ==========================================================================
@@ -508,7 +529,7 @@ def test_crossing_frequency_vs_adaptive_rr_exact_dp():
     """Odometers (L target, strict): MC frequency vs proofs/adaptive_rr.odometer_crossing (exact, 60 digits)."""
     T, N = 24, 100_000
     g = F(1, 10)
-    bs = [b for b in make_boundaries(F(1, 3), F(1, 2), include_negative=True) if b.target == "L"]
+    bs = [b for b in make_boundaries(F(1, 3), F(1, 2), include_negative=True) if b.target == "L" and not b.two_sided]
     seen = []
     for adv, strat in ((Adversary("hom", "", g, (2,), "fixed", (0,)), adaptive_rr.homogeneous(F(1, 5))),
                        (Adversary("alt", "", g, (4, 1), "fixed", (0, 1)), adaptive_rr.alternating(F(2, 5), F(1, 10)))):
@@ -516,7 +537,8 @@ def test_crossing_frequency_vs_adaptive_rr_exact_dp():
         res = simulate(plan, N, seed=3)
         for b, k in zip(bs, res.crossed):
             with mpmath.workdps(60):
-                p_exact = adaptive_rr.odometer_crossing(strat, T, lambda V, b=b: _bound_value(b, V, mpmath.mp))
+                p_exact = adaptive_rr.odometer_crossing(strat, T, functools.lru_cache(maxsize=None)(
+                    lambda V, b=b: _bound_value(b, V, mpmath.mp)))
             assert _cp_contains(N, k, float(p_exact), T), (adv.key, b.key, k / N, float(p_exact))
             seen.append(float(p_exact))
     assert max(seen) > 0.05 and sum(1 for x in seen if x > 0.001) >= 4
@@ -543,13 +565,15 @@ def _exact_markov_crossing(adv: Adversary, plan, b, T):
         for (I, cnt, k), pr in level.items():
             if adv.policy == "random":
                 k = int(plan.table[n][1 if I > 0 else 0])
+            elif adv.policy == "fixed":
+                k = adv.pattern[n % len(adv.pattern)]
             for s, w in ((1, p[k]), (-1, 1 - p[k])):
                 I2 = I + s * adv.levels[k]
                 cnt2 = tuple(x + (1 if j == k else 0) for j, x in enumerate(cnt))
                 J2 = sum(cn * adv.levels[j] ** 2 for j, cn in enumerate(cnt2))
                 x = mpq(c, g) * I2 - (sum(cn * mu[j] for j, cn in enumerate(cnt2)) if b.target == "M" else 0)
                 bv = bval(J2)
-                if (x > bv) if b.strict else (x >= bv):
+                if ((x > bv) if b.strict else (x >= bv)) or (b.two_sided and -x > bv):
                     crossed += pr * w
                     continue
                 k2 = min(max(k + s, 0), K - 1) if adv.policy == "chasing" else k
@@ -577,6 +601,137 @@ def test_markov_crossing_frequency_vs_exact_enumeration(policy):
         assert _cp_contains(N, k, float(p_exact), T), (b.key, k / N, float(p_exact))
 
 
+def _two_sided_test_boundary(strict=True, two_sided=True):
+    """A two-sided boundary low enough that both |L| sides are crossed often: b(V) = sqrt(V)/2 + V/4."""
+    from reference.precision import iv_const
+
+    # + sqrt(2)/1000 keeps b(V)/g irrational (an exactly integral threshold cannot be decided by interval arithmetic)
+    return Boundary("test_two_sided" if two_sided else "test_one_sided", "", "test", "L", strict, F(1, 10), {},
+                    iv=lambda c, V: c.sqrt(iv_const(c, V)) / 2 + iv_const(c, V) / 4 + c.sqrt(c.mpf(2)) / 1000,
+                    np=lambda xp, V: xp.sqrt(V) / 2 + V / 4 + 2 ** 0.5 / 1000, two_sided=two_sided)
+
+
+def test_boundary_two_sided_needs_L_target():
+    with pytest.raises(ValueError, match="two_sided"):
+        Boundary("x", "", "", "M", False, F(1, 10), {}, iv=None, np=None, two_sided=True)
+
+
+@pytest.mark.parametrize("policy", ["fixed", "chasing", "random"])
+def test_two_sided_crossing_frequency_vs_exact_enumeration(policy):
+    """|L_n| > b(V_n): MC frequency (fixed and Markov kernels, both sides) vs exact enumeration at 50 digits (T = 14)."""
+    T, N = 14, 60_000
+    g = F(1, 10)
+    adv = (Adversary("t2_fixed", "", g, (2, 1), "fixed", (0, 1)) if policy == "fixed"
+           else Adversary(f"t2_{policy}", "", g, (1, 2, 4), policy, start=1))
+    two, one = _two_sided_test_boundary(), _two_sided_test_boundary(two_sided=False)
+    bs = [two, one]
+    plan = make_plan(adv, bs, T, seed=4)
+    res = simulate(plan, N, seed=4)
+    p2 = _exact_markov_crossing(adv, plan, two, T)
+    p1 = _exact_markov_crossing(adv, plan, one, T)
+    assert float(p2) > float(p1) + 0.02  # the lower side matters here
+    for b, k, a, p in zip(bs, res.crossed, res.ambiguous, (p2, p1)):
+        assert a == 0
+        assert _cp_contains(N, k, float(p), T), (b.key, k / N, float(p))
+
+
+def test_two_sided_fixed_and_markov_kernels_agree_path_by_path():
+    T = 64
+    bs = [_two_sided_test_boundary(), _two_sided_test_boundary(strict=False)]
+    p1 = make_plan(Adversary("same2", "", F(1, 20), (2,), "fixed", (0,)), bs, T)
+    p2 = make_plan(Adversary("same2", "", F(1, 20), (2,), "random"), bs, T)
+    for source in ("pcg", "philox"):
+        c1, _ = crossing_masks(p1, 4000, seed=3, source=source)
+        c2, _ = crossing_masks(p2, 4000, seed=3, source=source)
+        assert (c1 == c2).all() and np.count_nonzero(c1) > 100
+
+
+def test_rogers_thm6_5_boundary_vs_public_odometer():
+    """rogers2016 Theorem 6.5 (corrected): the checked b(V) + (sum eps(e^eps-1)/2 - V/2) is reference.rogers2016.advanced_odometer,
+    and b(V) <= the odometer (so a crossing of the odometer is a crossing of b: "pass" is conservative)."""
+    d, n = F(1, 10), 100
+    b = next(x for x in make_boundaries(d, F(10), n_records=n) if x.key == "rogers2016_thm6_5_odometer")
+    assert b.two_sided and b.strict and b.params["grid_points"] == len(rogers2016.beta_grid(F(1, n * n))) == 14
+    c = hp(60)
+    for seq in ([F(1, 10)], [F(1, 20)] * 3, [F(1, 5)] * 30, [F(1, 20), F(1, 10), F(1, 5)] * 100, [F(1, 5)] * 1000):
+        V = sum(e * e for e in seq)
+        odo = mpq(c, mpf_to_fraction(rogers2016.advanced_odometer(seq, [0] * len(seq), d, n)))
+        lo, hi = ends(b.iv(ivctx(200), V))
+        mean_term = sum(mpq(c, e) * (c.exp(mpq(c, e)) - 1) / 2 for e in seq)
+        assert mpq(c, hi) <= odo
+        assert abs(mpq(c, lo) + mean_term - mpq(c, V) / 2 - odo) < c.mpf(10) ** -40
+
+
+def test_renyi_boundary_vs_public_odometer_and_kappa():
+    """feldman2021 Renyi odometer: kappa <= tanh(eps_max/2)/eps_max (60 digits), R = sum eps tanh(eps/2) >= kappa V,
+    and b(V) <= renyi_odometer_zcdp(R) for mixed sequences with eps <= eps_max."""
+    c = hp(60)
+    for em in (F(1, 5), F(1, 2), F(3)):
+        k = renyi_kappa(em)
+        t = c.tanh(mpq(c, em) / 2) / mpq(c, em)
+        assert mpq(c, k) <= t < mpq(c, k) + c.mpf(10) ** -14
+    d = F(1, 10)
+    b = next(x for x in make_boundaries(d, F(10)) if x.key == "feldman2021_renyi_odometer_zcdp")
+    assert b.params["eps_max"] == F(1, 5) and not b.strict and not b.two_sided
+    for seq in ([F(1, 20)] * 7, [F(1, 5)] * 40, [F(1, 20), F(1, 10), F(1, 5)] * 300):
+        V = sum(e * e for e in seq)
+        R = sum(mpq(c, e) * c.tanh(mpq(c, e) / 2) for e in seq)
+        assert R >= mpq(c, b.params["kappa"] * V)
+        R_lo = mpf_to_fraction(c.mpf(R) * (1 - c.mpf(10) ** -30))
+        odo = feldman2021.renyi_odometer_zcdp(R_lo, d)
+        _, hi = ends(b.iv(ivctx(200), V))
+        assert hi <= mpf_to_fraction(odo) + F(1, 10 ** 40)
+    # the public function at R = kappa V is the boundary (its min over the grid, rounded up)
+    V = F(7, 3)
+    lo, hi = ends(b.iv(ivctx(200), V))
+    r = mpf_to_fraction(feldman2021.renyi_odometer_zcdp(b.params["kappa"] * V, d))
+    assert lo <= r <= hi + F(1, 10 ** 40)
+
+
+@pytest.mark.parametrize("policy", ["chasing", "random"])
+def test_renyi_odometer_crossing_vs_exact_enumeration(policy):
+    """The Renyi odometer and its two controls (L target, >=): MC frequency vs exact enumeration at 50 digits (T = 14)."""
+    T, N = 14, 60_000
+    g = F(1, 10)
+    adv = Adversary(f"r_{policy}", "", g, (1, 2, 4), policy, start=1)
+    keys = ("feldman2021_renyi_odometer_zcdp", "nc_renyi_odometer_no_union", "nc_renyi_odometer_quarter_log")
+    bs = [b for b in make_boundaries(F(1, 2), F(1, 2), include_negative=True, eps_max=F(2, 5)) if b.key in keys]
+    plan = make_plan(adv, bs, T, seed=5)
+    res = simulate(plan, N, seed=5)
+    probs = []
+    for b, k, a in zip(bs, res.crossed, res.ambiguous):
+        assert a == 0
+        p = _exact_markov_crossing(adv, plan, b, T)
+        probs.append(float(p))
+        assert _cp_contains(N, k, float(p), T), (b.key, k / N, float(p))
+    assert probs[0] < min(probs[1:]) and min(probs[1:]) > 0.05
+
+
+def test_stopping_time_adversary_is_dominated_by_homogeneous():
+    """rogers2016 Algorithm 5 stops (freezes L and V), so for a boundary b(V) its crossing probability is at most the
+    homogeneous adversary's: exact check with proofs/adaptive_rr.odometer_crossing (T = 30)."""
+    from reference.rogers_games import StoppingTimeAdversary
+
+    T, e = 24, F(1, 10)
+    keys = ("whitehouse2022_thm2_mixture_odometer", "feldman2021_renyi_odometer_zcdp", "nc_fixed_time_odometer",
+            "nc_renyi_odometer_no_union")
+    bs = [b for b in make_boundaries(F(1, 3), F(1, 2), include_negative=True) if b.key in keys]
+    with mpmath.workdps(40):
+        for C in (F(1, 2),):
+            alg5 = StoppingTimeAdversary(e, F(1, 3), C, 100, k=T)
+            stops = 0
+            for b in bs:
+                @functools.lru_cache(maxsize=None)
+                def bound(V, b=b):
+                    return _bound_value(b, V, mpmath.mp)
+
+                ps = adaptive_rr.odometer_crossing(alg5.markov, T, bound)
+                ph = adaptive_rr.odometer_crossing(adaptive_rr.homogeneous(e), T, bound)
+                assert ps <= ph + mpmath.mpf(10) ** -30, (b.key, C)
+                stops += ps < ph - mpmath.mpf(10) ** -6
+            assert stops >= 1  # stopping does remove crossings for some boundary
+
+
 def test_fixed_and_markov_kernels_agree_path_by_path():
     """A Markov plan whose random table is constant is the homogeneous schedule: identical crossing masks."""
     T = 64
@@ -597,7 +752,7 @@ def test_fixed_and_markov_kernels_agree_path_by_path():
 def test_cuda_source_as_cpp_matches_numpy_philox(tmp_path):
     """The CUDA kernels' per-path functions, compiled as C++, reproduce the NumPy Philox route bit for bit."""
     T = 48
-    bs = make_boundaries(F(1, 10), F(1), include_negative=True)
+    bs = make_boundaries(F(1, 10), F(1), include_negative=True) + [_two_sided_test_boundary()]
     for adv in default_adversaries():
         plan = make_plan(adv, bs, T, seed=1)
         cr, am = crossing_masks(plan, 2000, seed=77, source="philox")
@@ -677,7 +832,7 @@ def test_cupy_kernels_match_numpy_philox_bit_for_bit():
     """GPU: the fused kernels and the array code on CuPy give the NumPy Philox route's counts exactly."""
     be = get_backend("cupy")
     T = 128
-    bs = make_boundaries(F(1, 10), F(T, 100) * 4, include_negative=True)
+    bs = make_boundaries(F(1, 10), F(T, 100) * 4, include_negative=True) + [_two_sided_test_boundary()]
     for adv in default_adversaries():
         plan = make_plan(adv, bs, T, seed=2)
         ref = simulate(plan, 3 * CHUNK + 17, seed=5, backend=get_backend("numpy"), source="philox")
@@ -685,6 +840,31 @@ def test_cupy_kernels_match_numpy_philox_bit_for_bit():
         arr = simulate(plan, 3 * CHUNK + 17, seed=5, backend=be, use_kernel=False)
         assert ker.crossed == ref.crossed and ker.ambiguous == ref.ambiguous, adv.key
         assert arr.crossed == ref.crossed and arr.ambiguous == ref.ambiguous, adv.key
+
+
+@needs_gpu
+def test_cupy_multi_launch_offsets_match_numpy(monkeypatch):
+    """GPU: several launches (path offsets, a partial last block) give the single-chunk NumPy Philox counts exactly."""
+    from reference.martingales import cuda as cuda_mod
+
+    monkeypatch.setattr(cuda_mod, "MAX_PATHS_PER_LAUNCH", 1000)
+    be = get_backend("cupy")
+    T = 40
+    bs = make_boundaries(F(1, 10), F(1), include_negative=True) + [_two_sided_test_boundary()]
+    for adv in default_adversaries():
+        plan = make_plan(adv, bs, T, seed=3)
+        ref = simulate(plan, 4321, seed=9, backend=get_backend("numpy", threads=1), source="philox")
+        ker = simulate(plan, 4321, seed=9, backend=be)
+        assert ker.crossed == ref.crossed and ker.ambiguous == ref.ambiguous, adv.key
+
+
+@needs_gpu
+def test_cupy_cli_quick_run(capsys):
+    """GPU: the quick CLI run with negative controls on the cupy backend: exit 0, every control rejected."""
+    rc = run_cli(_parse(["--quick", "--backend", "cupy", "--include-negative-controls", "--paths", "40000"]))
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert out.count("(expected fail)") == 6 and "cupy" in out
 
 
 @needs_gpu
@@ -713,11 +893,13 @@ def test_cli_quick_table_with_negative_controls(capsys):
     assert rc == 0, out
     head = out.splitlines()[0].split()
     assert head[:2] == ["process", "condition"] and "worst" in head and "margin" in head and "verdict" in head
-    assert out.count("(expected fail)") == 4
+    assert out.count("(expected fail)") == 6
     assert "CONTROL ESCAPED" not in out
     for key in ("whitehouse_exp", "rogers_lem4_2", "whitehouse_mixture", "whitehouse2023_lem6_renyi",
                 "feldman2021_thm3_1", "whitehouse2022_thm3_linear", "whitehouse2022_thm2_stitched_odometer",
-                "whitehouse2023_lem3_rogers_odometer_as_quoted"):
+                "whitehouse2023_lem3_rogers_odometer_as_quoted", "rogers2016_thm6_5_odometer",
+                "feldman2021_renyi_odometer_zcdp", "feldman2021_renyi_odometer_kl", "nc_renyi_odometer_no_union",
+                "nc_renyi_odometer_quarter_log"):
         assert key in out
 
 
@@ -729,7 +911,8 @@ def test_cli_json_and_underpowered_controls_exit_3(capsys):
     rep = json.loads(capsys.readouterr().out)
     assert rc == 3 == rep["exit_status"]
     crossing = [r for r in rep["rows"] if r["kind"] == "crossing"]
-    assert {r["details"]["boundary"] for r in crossing} >= {"nc_mixture_half_log", "nc_fixed_time_odometer"}
+    assert {r["details"]["boundary"] for r in crossing} >= {"nc_mixture_half_log", "nc_fixed_time_odometer",
+                                                          "nc_renyi_odometer_no_union", "nc_renyi_odometer_quarter_log"}
     assert all(r["verdict"] == "pass" for r in rep["rows"] if not r["negative_control"])
     assert rep["command"].startswith("fullyadaptive check-martingales")
 
@@ -764,6 +947,19 @@ def test_check_config_validation():
 def test_full_default_run_passes_with_negative_controls_rejected():
     rep = run_checks(CheckConfig(include_negative_controls=True))
     assert rep["exit_status"] == 0
+
+
+@pytest.mark.slow
+def test_full_long_horizon_run_new_odometers():
+    """T = 2000, 200000 paths: rogers2016 Thm 6.5 (corrected, two-sided) and the feldman2021 Renyi odometer pass under every
+    adversary; the Renyi controls (no union bound, quarter log) and the older controls are rejected."""
+    rep = run_checks(CheckConfig(steps=2000, paths=200_000, mc_samples=20_000, quick=True, include_negative_controls=True))
+    assert rep["exit_status"] == 0
+    rows = {r["process"]: r for r in rep["rows"] if r["kind"] == "crossing"}
+    for key in ("rogers2016_thm6_5_odometer", "feldman2021_renyi_odometer_zcdp"):
+        assert rows[key]["verdict"] == "pass" and len(rows[key]["details"]["adversaries"]) == 4
+    for key in ("nc_renyi_odometer_no_union", "nc_renyi_odometer_quarter_log"):
+        assert rows[key]["verdict"] == "fail"
 
 
 @pytest.mark.slow

@@ -7,12 +7,17 @@ What is checked (see :mod:`.processes`, :mod:`.boundaries`, :mod:`.check`):
   ties) and by Monte Carlo (a lower confidence bound at level 1e-9 must exceed 1 to
   reject), for whitehouse2022 Theorem 3 (= whitehouse2023 Theorem 4), its normal
   mixture (Theorem 4 / Theorem 5), rogers2016 Lemma 4.2, whitehouse2023 Lemma 6
-  (eqs. (9)-(10)) and feldman2021 Theorem 3.1, with randomized-response, Laplace and
-  Gaussian steps;
-* crossing frequencies of whitehouse2022 Theorems 3-5, the odometers of Theorem 2 and
-  the Rogers et al. Theorem 6.5 odometer as quoted (whitehouse2022 Lemma 4 /
-  whitehouse2023 Lemma 3) under homogeneous, alternating, loss-chasing and random
-  adaptive adversaries, with certified Clopper-Pearson bounds;
+  (eqs. (9)-(10)), feldman2021 Theorem 3.1 and the supermartingale behind the feldman2021
+  Renyi odometer with steps viewed as KL-zCDP (``D_alpha <= alpha KL`` on the odometer's
+  order grid), with randomized-response, Laplace and Gaussian steps;
+* crossing frequencies of whitehouse2022 Theorems 3-5, the odometers of Theorem 2, the
+  Rogers et al. Theorem 6.5 odometer as quoted (whitehouse2022 Lemma 4 / whitehouse2023
+  Lemma 3) and corrected (rogers2016, two-sided: ``|L_n|``), and the feldman2021 Renyi
+  odometer (RR steps as ``eps tanh(eps/2)``-zCDP) under homogeneous, alternating,
+  loss-chasing and random adaptive adversaries, with certified Clopper-Pearson bounds
+  (rogers2016 Algorithm 5, the stopping-time adversary, needs no separate run: stopping
+  freezes L and V, so for a boundary b(V) its crossing event is contained, path by path,
+  in that of the homogeneous adversary it stops);
 * negative controls that must be rejected.
 
 Array code is written once against ``xp`` (NumPy, or CuPy with a CUDA device:

@@ -4,9 +4,24 @@ A boundary is ``b(V)``, a function of intrinsic time ``V = sum eps_m^2``, applie
 either to the centred martingale ``M_n = sum (l_m - mu_m)`` (``target = "M"``,
 whitehouse2022 Theorems 3-5) or to the privacy loss ``L_n = sum l_m`` (``target = "L"``,
 the odometers of whitehouse2022 Theorem 2 and the Rogers et al. odometer as quoted
-in whitehouse2022 Lemma 4 / whitehouse2023 Lemma 3).  The claim checked is
+in whitehouse2022 Lemma 4 / whitehouse2023 Lemma 3, the corrected rogers2016 Theorem 6.5
+odometer and the feldman2021 Renyi odometer).  The claim checked is
 ``P(exists n >= 1: target_n >= b(V_n)) <= delta`` (``strict``: ``>``, the odometer
-definition, whitehouse2022 Definition 5).
+definition, whitehouse2022 Definition 5); ``two_sided`` boundaries (rogers2016
+Definition 3.1 bounds ``|Loss|``) claim ``P(exists n: |L_n| > b(V_n)) <= delta``.
+
+Two odometers are not functions of V alone; the checked boundary is a function of V
+that is *below* the odometer on every path of the checker's adversaries, so a crossing
+of the odometer implies a crossing of the checked boundary and a "pass" is conservative:
+
+* rogers2016 Theorem 6.5: its mean term ``sum eps_i (e^eps_i - 1)/2`` is replaced by
+  ``V/2 = sum eps_i^2/2`` (``e^x - 1 >= x``);
+* the feldman2021 Renyi odometer ``min_alpha alpha R + log(|A|/delta)/(alpha - 1)`` with
+  ``R = sum rho_i``, RR(eps) steps viewed as ``rho = eps tanh(eps/2)``-zCDP (rho = the
+  KL divergence; the one-step condition of the supermartingale behind it is checked by
+  the process ``feldman2021_renyi_odometer_kl``): ``R >= kappa V`` with ``kappa`` a
+  rational lower bound of ``tanh(eps_max/2)/eps_max`` (decreasing in eps), valid for
+  every step with ``eps <= eps_max``.
 
 Each boundary has an interval formula (used for exact thresholds; cross-checked in
 the tests against the public functions of :mod:`reference.whitehouse2023`) and a
@@ -14,8 +29,12 @@ float64 mirror written against an array module (used for the tables of the
 state-dependent adversaries, with a relative safety band).
 
 Negative controls (must be rejected): ``nc_mixture_half_log`` (Theorem 4's boundary
-with its log term halved) and ``nc_fixed_time_odometer`` (``sqrt(2 V log(1/delta)) + V/2``,
-valid at one fixed time only, used at every n).
+with its log term halved), ``nc_fixed_time_odometer`` (``sqrt(2 V log(1/delta)) + V/2``,
+valid at one fixed time only, used at every n), ``nc_renyi_odometer_no_union`` (the Renyi
+odometer without its union bound: ``log(1/delta)`` in place of ``log(|A|/delta)``, i.e. the
+order picked after the fact) and ``nc_renyi_odometer_quarter_log`` (its log term divided
+by 4).  The Renyi controls use the upper bound ``R <= V/2`` (``eps tanh(eps/2) <= eps^2/2``),
+so the checked control is *above* the broken odometer and a "fail" is conservative too.
 """
 from __future__ import annotations
 
@@ -26,6 +45,8 @@ from typing import Callable
 
 import mpmath
 
+from .. import feldman2021 as fz
+from .. import rogers2016 as r16
 from .. import whitehouse2023 as wh
 from ..precision import certified, iv_const, mpf_to_fraction
 from ._iv import ends, ivctx
@@ -59,6 +80,11 @@ class Boundary:
     reference: Callable | None = field(repr=False, default=None)
     negative_control: bool = False
     as_printed: bool = False
+    two_sided: bool = False
+
+    def __post_init__(self):
+        if self.two_sided and self.target != "L":
+            raise ValueError("two_sided boundaries must have target 'L'")
 
     @property
     def signature(self) -> tuple:
@@ -73,15 +99,20 @@ class Boundary:
 
     @property
     def event(self) -> str:
-        t = "M_n" if self.target == "M" else "L_n"
+        t = "M_n" if self.target == "M" else ("|L_n|" if self.two_sided else "L_n")
         return f"P(exists n: {t} {'>' if self.strict else '>='} b(V_n)) <= {float(self.delta_claim):.6g}"
 
 
 BOUNDARY_KEYS = ("whitehouse2022_thm3_linear", "whitehouse2022_thm4_mixture", "whitehouse2022_thm5_stitched",
                  "whitehouse2022_thm2_filter_odometer", "whitehouse2022_thm2_mixture_odometer",
                  "whitehouse2022_thm2_stitched_odometer", "whitehouse2022_lem4_rogers_odometer_as_quoted",
-                 "whitehouse2023_lem3_rogers_odometer_as_quoted")
-NEGATIVE_BOUNDARY_KEYS = ("nc_mixture_half_log", "nc_fixed_time_odometer")
+                 "whitehouse2023_lem3_rogers_odometer_as_quoted", "rogers2016_thm6_5_odometer",
+                 "feldman2021_renyi_odometer_zcdp")
+NEGATIVE_BOUNDARY_KEYS = ("nc_mixture_half_log", "nc_fixed_time_odometer", "nc_renyi_odometer_no_union",
+                          "nc_renyi_odometer_quarter_log")
+
+#: The Renyi odometer's default order grid (reference.feldman2021._ALPHAS_DEFAULT), fixed before the interaction.
+RENYI_ALPHAS = tuple(F(a) for a in ("5/4", "3/2", "2", "3", "4", "6", "8", "12", "16", "24", "32", "64", "128"))
 
 
 def _round_up(x: Fraction | mpmath.mpf, digits: int = 12) -> Fraction:
@@ -90,14 +121,42 @@ def _round_up(x: Fraction | mpmath.mpf, digits: int = 12) -> Fraction:
     return F(math.ceil(q * s), s)
 
 
-def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: bool = False) -> list[Boundary]:
+def renyi_kappa(eps_max) -> Fraction:
+    """A rational ``kappa <= tanh(eps_max/2)/eps_max`` (certified, 15 digits): ``R = sum eps_i tanh(eps_i/2) >= kappa V`` if all eps_i <= eps_max."""
+    e = F(eps_max)
+    q = mpf_to_fraction(certified(lambda c, e: (1 - 2 / (c.exp(e) + 1)) / e, (e,), "lower", 30))
+    s = F(10) ** 15
+    return F(math.floor(q * s), s)
+
+
+def _renyi_min_iv(c, V, alphas, kappa, d, k_log, scale):
+    """Enclosure of ``min_a (a kappa V + scale (log(k_log) - log d)/(a - 1))`` (min of enclosures: ends are mins)."""
+    VV, kk, dd = iv_const(c, V), iv_const(c, kappa), iv_const(c, d)
+    lg = (c.log(c.mpf(k_log)) - c.log(dd)) * iv_const(c, scale)
+    vals = [iv_const(c, a) * kk * VV + lg / iv_const(c, a - 1) for a in alphas]
+    return c.mpf([min(v.a for v in vals), min(v.b for v in vals)])
+
+
+def _renyi_min_np(xp, V, alphas, kappa, d, k_log, scale):
+    lg = scale * (math.log(k_log) - math.log(d))
+    out = None
+    for a in alphas:
+        v = a * kappa * V + lg / (a - 1)
+        out = v if out is None else xp.minimum(out, v)
+    return out
+
+
+def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: bool = False,
+                    eps_max=F(1, 5)) -> list[Boundary]:
     """The checked boundaries at crossing level ``delta``, tuned to the intrinsic time ``V_ref``.
 
     Parameters (all exact): Theorem 3 with ``a = V_ref/2``, ``b = sqrt(2 a log(1/delta))``
     rounded up to 12 digits (claim ``exp(-b^2/(2a)) <= delta``); mixtures with
     ``rho = V_ref/10``; stitching with ``v0 = V_ref/100``; the filter odometer with
     the target eps of ``y* = V_ref/2`` rounded up to 6 digits; the Rogers et al.
-    odometer with ``|x| = n_records``, valid for ``delta <= 1/e``.
+    odometers with ``|x| = n_records``, valid for ``delta <= 1/e``; the Renyi odometer on the
+    grid :data:`RENYI_ALPHAS` with ``R >= kappa V``, ``kappa`` = :func:`renyi_kappa` (``eps_max``):
+    valid for adversaries whose steps have ``eps <= eps_max`` (default 1/5, the checker's 4 x 1/20).
     """
     d = F(delta)
     Vr = F(V_ref)
@@ -213,6 +272,48 @@ def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: boo
                 "L", True, d, {"n_records": n}, iv=rog, np=rog_np, as_printed=True,
                 reference=lambda V, fn=fn, d=d, n=n: fn(V, d, n)))
 
+
+    # rogers2016 Theorem 6.5, union bound corrected (reference.rogers2016.advanced_odometer), two-sided
+    # (Definition 3.1 bounds |Loss|), mean term sum eps(e^eps - 1)/2 replaced by its lower bound V/2
+    if d < F(36787944117144232, 10 ** 17) and n_records >= 2:
+        n = int(n_records)
+        gam = F(1, n * n)
+        m_grid = len(r16.beta_grid(gam))
+
+        def rog65(c, V, gam=gam, m=m_grid, d=d):
+            VV, gg, dd = iv_const(c, V), iv_const(c, gam), iv_const(c, d)
+            Fv = c.log(c.mpf(2 * m)) - c.log(dd)
+            if gam <= V <= 1:
+                return VV / 2 + 2 * c.sqrt(VV * (1 + c.log(c.mpf(3)) / 2) * Fv)
+            return VV / 2 + c.sqrt(2 * (gg + VV) * (1 + c.log(1 + VV / gg) / 2) * Fv)
+
+        def rog65_np(xp, V, gam=float(gam), m=m_grid, d=float(d)):
+            Fv = math.log(2 * m) - math.log(d)
+            in_rng = V / 2 + 2 * xp.sqrt(V * (1 + math.log(3) / 2) * Fv)
+            out_rng = V / 2 + xp.sqrt(2 * (gam + V) * (1 + xp.log1p(V / gam) / 2) * Fv)
+            return xp.where((V >= gam) & (V <= 1.0), in_rng, out_rng)
+
+        def rog65_ref(V, gam=gam, d=d, n=n):
+            spec = r16.OdometerSpec("thm6_5", delta_g=d, n=n)
+            f = r16._thm6_5_formula(gam <= V <= 1, spec._log_arg)
+            return certified(lambda c, V, g, dg: f(c, V, g, dg) + V / 2, (V, gam, d), "upper", 50)
+
+        out.append(Boundary(
+            "rogers2016_thm6_5_odometer", f"Rogers et al. Thm 6.5 odometer, corrected union bound (|x|={n}, |D|={m_grid}), mean term V/2",
+            "rogers2016 Theorem 6.5 (corrected: log(2|D|/delta_g))", "L", True, d, {"n_records": n, "grid_points": m_grid},
+            iv=rog65, np=rog65_np, reference=rog65_ref, two_sided=True))
+
+    # feldman2021 Renyi odometer (derived from the Theorem 3.1 supermartingale; reference.feldman2021.renyi_odometer_zcdp)
+    kap = renyi_kappa(eps_max)
+    A = RENYI_ALPHAS
+    out.append(Boundary(
+        "feldman2021_renyi_odometer_zcdp", f"Renyi odometer min_a a R + log(|A|/delta)/(a-1), |A|={len(A)}, R >= {float(kap):.6g} V",
+        "feldman2021 Renyi odometer (Theorem 3.1 supermartingale + Ville + union over A)", "L", False, d,
+        {"kappa": kap, "eps_max": F(eps_max), "alphas": ",".join(_f(a) for a in A)},
+        iv=lambda c, V, A=A, kap=kap, d=d: _renyi_min_iv(c, V, A, kap, d, len(A), F(1)),
+        np=lambda xp, V, A=tuple(float(a) for a in A), kap=float(kap), d=float(d): _renyi_min_np(xp, V, A, kap, d, len(A), 1.0),
+        reference=lambda V, A=A, kap=kap, d=d: fz.renyi_odometer_zcdp(kap * V, d, A)))
+
     if include_negative:
         out.append(Boundary(
             "nc_mixture_half_log", f"NEGATIVE CONTROL: mixture boundary with its log term halved (rho={_f(rho)})",
@@ -223,6 +324,18 @@ def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: boo
             "negative control (advanced composition used time-uniformly)", "L", True, d, {},
             iv=lambda c, V, d=d: c.sqrt(-2 * iv_const(c, V) * c.log(iv_const(c, d))) + iv_const(c, V) / 2,
             np=lambda xp, V, d=float(d): xp.sqrt(-2 * V * math.log(d)) + V / 2, negative_control=True))
+        out.append(Boundary(
+            "nc_renyi_odometer_no_union", "NEGATIVE CONTROL: Renyi odometer without the union bound, log(1/delta) (R <= V/2)",
+            "negative control (Renyi odometer, order chosen after the fact)", "L", False, d, {"alphas": len(A)},
+            iv=lambda c, V, A=A, d=d: _renyi_min_iv(c, V, A, F(1, 2), d, 1, F(1)),
+            np=lambda xp, V, A=tuple(float(a) for a in A), d=float(d): _renyi_min_np(xp, V, A, 0.5, d, 1, 1.0),
+            negative_control=True))
+        out.append(Boundary(
+            "nc_renyi_odometer_quarter_log", "NEGATIVE CONTROL: Renyi odometer with log(|A|/delta)/4 (R <= V/2)",
+            "negative control (Renyi odometer, log term divided by 4)", "L", False, d, {"alphas": len(A)},
+            iv=lambda c, V, A=A, d=d: _renyi_min_iv(c, V, A, F(1, 2), d, len(A), F(1, 4)),
+            np=lambda xp, V, A=tuple(float(a) for a in A), d=float(d): _renyi_min_np(xp, V, A, 0.5, d, len(A), 0.25),
+            negative_control=True))
     return out
 
 

@@ -135,13 +135,23 @@ def run_checks(cfg: CheckConfig, *, progress: bool = False, log=None) -> dict:
     T, N = cfg.steps, cfg.paths
     V_ref = F(T) * (2 * cfg.unit) ** 2
     advs = default_adversaries(cfg.unit)
-    genuine = make_boundaries(cfg.delta, V_ref, n_records=cfg.n_records)
+    # the Renyi odometer's R >= kappa V needs every step's eps <= eps_max: the adversaries' largest eps
+    eps_max = max(a.eps(k) for a in advs for k in range(len(a.levels)))
+    genuine = make_boundaries(cfg.delta, V_ref, n_records=cfg.n_records, eps_max=eps_max)
     groups = [("up", genuine)]
     if cfg.include_negative_controls:
-        negs = [b for b in make_boundaries(cfg.delta, V_ref, n_records=cfg.n_records, include_negative=True)
-                if b.negative_control]
+        negs = [b for b in make_boundaries(cfg.delta, V_ref, n_records=cfg.n_records, include_negative=True,
+                                           eps_max=eps_max) if b.negative_control]
         groups.append(("down", negs))
     slack = F(T, 2 ** 32)
+    cp_cache: dict = {}
+
+    def cp(n_, k_):  # equal counts recur (boundaries that coincide on an adversary, zero counts): compute once
+        key_ = (n_, k_)
+        if key_ not in cp_cache:
+            cp_cache[key_] = clopper_pearson(n_, k_, cfg.alpha)
+        return cp_cache[key_]
+
     bar = _progress(len(advs) * len(groups) * N, "crossings", "path", progress)
     per_boundary: dict[str, list] = {}
     sims = []
@@ -162,8 +172,8 @@ def run_checks(cfg: CheckConfig, *, progress: bool = False, log=None) -> dict:
         worst = None
         for adv, k, a, rounding in items:
             fails = binomial_exceeds(N, k, min(F(1), b.delta_claim + slack), cfg.alpha)
-            lo, hi = clopper_pearson(N, k, cfg.alpha)
-            _, hi2 = clopper_pearson(N, k + a, cfg.alpha) if a else (lo, hi)
+            lo, hi = cp(N, k)
+            _, hi2 = cp(N, k + a) if a else (lo, hi)
             upper = min(F(1), hi2 + slack)
             lower = max(F(0), lo - slack)
             any_fail |= fails
@@ -179,7 +189,7 @@ def run_checks(cfg: CheckConfig, *, progress: bool = False, log=None) -> dict:
                         _margin_text(margin), "fail" if any_fail else "pass", "crossing", b.negative_control,
                         {"title": b.title, "citation": b.citation, "boundary": b.key, "target": b.target, "strict": b.strict,
                          "delta_claim": str(b.delta_claim), "params": {k2: str(v) for k2, v in b.params.items()},
-                         "as_printed": b.as_printed, "adversaries": det}))
+                         "as_printed": b.as_printed, "two_sided": b.two_sided, "adversaries": det}))
 
     # every Monte Carlo "fail" is a test at level alpha: one per (boundary, adversary) and one per one-step MC row
     n_tests = sum(len(r.details.get("adversaries", [])) for r in rows) + sum(1 for r in rows if r.kind == "one-step-mc")

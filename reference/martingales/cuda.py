@@ -58,18 +58,25 @@ __host__ __device__ __forceinline__ fa_u32 fa_word(const fa_u32* w, int i) {
     return i == 0 ? w[0] : (i == 1 ? w[1] : (i == 2 ? w[2] : w[3]));
 }
 
-/* Fixed schedule: P_n += coef[n] * [u <= thr[n]]; bit j set iff P_n >= tau[n*nb + j] for some n. */
+/* Fixed schedule: P_n += coef[n] * [u <= thr[n]]; bit j set iff P_n >= tau[n*nb + j] or P_n <= tau_lo[n*nb + j]
+   for some n (tau_lo = -BIG for one-sided boundaries; tmin/tlomax: the row minimum/maximum, a cheap pre-test). */
 __host__ __device__ fa_u32 fa_det_path(fa_u64 pid, const fa_u32* thr, const int* coef, const int* tau,
-                                       const int* tmin, int T, int nb, fa_u32 k0, fa_u32 k1, fa_u32 tag) {
+                                       const int* tmin, const int* tau_lo, const int* tlomax,
+                                       int T, int nb, fa_u32 k0, fa_u32 k1, fa_u32 tag) {
     fa_u32 mask = 0u, w[4] = {0u, 0u, 0u, 0u};
     int P = 0;
     for (int n = 0; n < T; ++n) {
         if ((n & 3) == 0) fa_philox((fa_u32)(n >> 2), (fa_u32)pid, (fa_u32)(pid >> 32), tag, k0, k1, w);
         fa_u32 u = fa_word(w, n & 3);
         if (u <= thr[n]) P += coef[n];
+        const fa_u64 row = (fa_u64)n * (fa_u64)nb;
         if (P >= tmin[n]) {
-            const int* t = tau + (fa_u64)n * (fa_u64)nb;
+            const int* t = tau + row;
             for (int j = 0; j < nb; ++j) if (P >= t[j]) mask |= (1u << j);
+        }
+        if (P <= tlomax[n]) {
+            const int* t = tau_lo + row;
+            for (int j = 0; j < nb; ++j) if (P <= t[j]) mask |= (1u << j);
         }
     }
     return mask;
@@ -78,7 +85,7 @@ __host__ __device__ fa_u32 fa_det_path(fa_u64 pid, const fa_u32* thr, const int*
 /* State-dependent adversary (policy 0: loss-chasing ladder, 1: random table by (n, L_n > 0)). */
 __host__ __device__ void fa_markov_path(fa_u64 pid, const int* c_lv, const fa_u32* thr_lv, const double* mu_lv,
                                         int K, int policy, int start, const int* table,
-                                        const int* tauI, const int* L_index, int nL,
+                                        const int* tauI, const int* L_index, const int* L_two, int nL,
                                         const double* bM, const int* M_index, int nM, const double* tol,
                                         int Jmax, double gf, int T, fa_u32 k0, fa_u32 k1, fa_u32 tag,
                                         fa_u32* cross_out, fa_u32* amb_out) {
@@ -95,8 +102,10 @@ __host__ __device__ void fa_markov_path(fa_u64 pid, const int* c_lv, const fa_u3
         I += c * sgn;
         J += c * c;
         mus += mu_lv[k];
-        for (int a = 0; a < nL; ++a)
-            if (I >= tauI[(fa_u64)a * stride + (fa_u64)J]) cm |= (1u << L_index[a]);
+        for (int a = 0; a < nL; ++a) {
+            const int t = tauI[(fa_u64)a * stride + (fa_u64)J];
+            if (I >= t || (L_two[a] && -I >= t)) cm |= (1u << L_index[a]);
+        }
         if (nM > 0) {
             double Mf = gf * (double)I;
             Mf = Mf - mus;
@@ -122,24 +131,25 @@ __device__ __forceinline__ void fa_reduce(fa_u32 mask, int nb, fa_u64* counts) {
 }
 
 extern "C" __global__ void fa_det_kernel(const fa_u32* thr, const int* coef, const int* tau, const int* tmin,
+                                         const int* tau_lo, const int* tlomax,
                                          int T, int nb, fa_u64 n_paths, fa_u64 path0,
                                          fa_u32 k0, fa_u32 k1, fa_u32 tag, fa_u64* counts) {
     fa_u64 i = (fa_u64)blockIdx.x * (fa_u64)blockDim.x + (fa_u64)threadIdx.x;
     fa_u32 mask = 0u;
-    if (i < n_paths) mask = fa_det_path(path0 + i, thr, coef, tau, tmin, T, nb, k0, k1, tag);
+    if (i < n_paths) mask = fa_det_path(path0 + i, thr, coef, tau, tmin, tau_lo, tlomax, T, nb, k0, k1, tag);
     fa_reduce(mask, nb, counts);
 }
 
 extern "C" __global__ void fa_markov_kernel(const int* c_lv, const fa_u32* thr_lv, const double* mu_lv,
                                             int K, int policy, int start, const int* table,
-                                            const int* tauI, const int* L_index, int nL,
+                                            const int* tauI, const int* L_index, const int* L_two, int nL,
                                             const double* bM, const int* M_index, int nM, const double* tol,
                                             int Jmax, double gf, int T, int nb, fa_u64 n_paths, fa_u64 path0,
                                             fa_u32 k0, fa_u32 k1, fa_u32 tag, fa_u64* counts, fa_u64* amb) {
     fa_u64 i = (fa_u64)blockIdx.x * (fa_u64)blockDim.x + (fa_u64)threadIdx.x;
     fa_u32 cm = 0u, am = 0u;
     if (i < n_paths)
-        fa_markov_path(path0 + i, c_lv, thr_lv, mu_lv, K, policy, start, table, tauI, L_index, nL,
+        fa_markov_path(path0 + i, c_lv, thr_lv, mu_lv, K, policy, start, table, tauI, L_index, L_two, nL,
                        bM, M_index, nM, tol, Jmax, gf, T, k0, k1, tag, &cm, &am);
     fa_reduce(cm, nb, counts);
     fa_reduce(am, nb, amb);
@@ -155,50 +165,93 @@ MAX_PATHS_PER_LAUNCH = 1 << 26
 def _module():
     import cupy
 
-    return cupy.RawModule(code=KERNEL_SOURCE, options=("--fmad=false", "--std=c++11"))
+    # no --std: the source is plain C++11, and NVRTC's default dialect (C++17 on CUDA 12/13) accepts it, while
+    # CUDA 13 toolchains deprecate the C++11 dialect.  --fmad=false: g*I - sum mu rounds as in NumPy.
+    return cupy.RawModule(code=KERNEL_SOURCE, options=("--fmad=false",))
+
+
+def _lower_arrays(plan):
+    """Host arrays ``(tau_lo [T*nb], tlomax [T])`` of a fixed-schedule plan (int32; ``-BIG``: no lower crossing)."""
+    T, nb = plan.T, len(plan.boundaries)
+    lo = plan.tau_lo if plan.tau_lo is not None else np.full((T, nb), -(2 ** 31 - 1), np.int64)
+    lo = np.ascontiguousarray(lo.astype(np.int32))
+    tlomax = lo.max(axis=1) if nb else np.full(T, -(2 ** 31 - 1), np.int64)
+    return (lo.ravel() if nb else np.zeros(1, np.int32)), np.ascontiguousarray(tlomax.astype(np.int32))
+
+
+def _l_two(plan):
+    """int32 flags [max(nL, 1)]: 1 iff the a-th L-target boundary of a Markov plan is two-sided."""
+    two = plan.L_two if plan.L_two is not None and len(plan.L_two) else np.zeros(1, np.int32)
+    return np.ascontiguousarray(np.asarray(two, dtype=np.int32))
+
+
+def _launches(n_paths: int):
+    """``(offset, count, blocks)`` of each launch: at most MAX_PATHS_PER_LAUNCH paths, THREADS threads per block."""
+    for off in range(0, n_paths, MAX_PATHS_PER_LAUNCH):
+        n = min(MAX_PATHS_PER_LAUNCH, n_paths - off)
+        yield off, n, (n + THREADS - 1) // THREADS
 
 
 def simulate_cuda(plan, n_paths: int, *, seed: int, tag: int):
-    """Run ``plan`` on the GPU; returns ``(crossed, ambiguous)`` lists of per-boundary counts (host ints)."""
+    """Run ``plan`` on the GPU; returns ``(crossed, ambiguous)`` lists of per-boundary counts (host ints).
+
+    Every kernel argument is passed with an explicit NumPy scalar type matching the C signature
+    (``np.int32`` for ``int``, ``np.uint32`` for ``fa_u32``, ``np.uint64`` for ``fa_u64``,
+    ``np.float64`` for ``double``) and every array is a contiguous device copy of the C element
+    type, created once before the launches (RawKernel does no conversion: a Python int would be
+    passed as a 64-bit integer).  Path indices and counts are 64-bit (10^11 path-steps and beyond);
+    the grid is at most ``MAX_PATHS_PER_LAUNCH / THREADS = 2^18`` blocks per launch.
+    """
     import cupy as cp
 
+    if isinstance(n_paths, bool) or int(n_paths) < 1:
+        raise ValueError(f"paths must be a positive integer, found {n_paths!r}")
+    n_paths = int(n_paths)
     k0, k1 = split_seed(seed)
+    tag = int(tag) & 0xFFFFFFFF
     nb = len(plan.boundaries)
-    T = plan.T
+    if nb > 32:
+        raise ValueError("at most 32 boundaries per simulation (one bit each)")
+    T = int(plan.T)
     counts = cp.zeros(max(nb, 1), dtype=cp.uint64)
     amb = cp.zeros(max(nb, 1), dtype=cp.uint64)
     mod = _module()
+
+    def dev(a, dt):
+        return cp.asarray(np.ascontiguousarray(np.asarray(a).astype(dt)).ravel())
+
     if plan.adversary.deterministic:
-        thr = cp.asarray(plan.thr_levels[plan.level_seq].astype(np.uint32))
-        coef = cp.asarray(plan.c_levels[plan.level_seq].astype(np.int32))
+        thr = dev(plan.thr_levels[plan.level_seq], np.uint32)
+        coef = dev(plan.c_levels[plan.level_seq], np.int32)
         tau_h = np.ascontiguousarray(plan.tau.astype(np.int32))
         tmin_h = tau_h.min(axis=1) if nb else np.full(T, 2 ** 31 - 1, np.int32)
-        tau, tmin = cp.asarray(tau_h.ravel()), cp.asarray(tmin_h.astype(np.int32))
+        tau = dev(tau_h if nb else np.zeros(1), np.int32)
+        tmin = dev(tmin_h, np.int32)
+        lo_h, tlomax_h = _lower_arrays(plan)
+        tau_lo, tlomax = dev(lo_h, np.int32), dev(tlomax_h, np.int32)
         kern = mod.get_function("fa_det_kernel")
-        for off in range(0, n_paths, MAX_PATHS_PER_LAUNCH):
-            n = min(MAX_PATHS_PER_LAUNCH, n_paths - off)
-            grid = (n + THREADS - 1) // THREADS
-            kern((grid,), (THREADS,), (thr, coef, tau, tmin, np.int32(T), np.int32(nb), np.uint64(n), np.uint64(off),
-                                       np.uint32(k0), np.uint32(k1), np.uint32(tag), counts))
+        for off, n, blocks in _launches(n_paths):
+            kern((blocks,), (THREADS,), (thr, coef, tau, tmin, tau_lo, tlomax, np.int32(T), np.int32(nb), np.uint64(n),
+                                         np.uint64(off), np.uint32(k0), np.uint32(k1), np.uint32(tag), counts))
     else:
         policy = 0 if plan.adversary.policy == "chasing" else 1
-        table = cp.asarray((plan.table if plan.table is not None else np.zeros((T, 2), np.int32)).astype(np.int32).ravel())
+        table = dev(plan.table if plan.table is not None else np.zeros((T, 2)), np.int32)
         nL, nM = len(plan.L_index), len(plan.M_index)
-        tauI = cp.asarray(np.ascontiguousarray(plan.tauI, dtype=np.int32).ravel()) if nL else cp.zeros(1, cp.int32)
-        bM = cp.asarray(np.ascontiguousarray(plan.bM, dtype=np.float64).ravel()) if nM else cp.zeros(1, cp.float64)
-        Li = cp.asarray(np.array(plan.L_index or [0], dtype=np.int32))
-        Mi = cp.asarray(np.array(plan.M_index or [0], dtype=np.int32))
-        tol = cp.asarray((plan.tol if plan.tol is not None else np.zeros(T)).astype(np.float64))
+        tauI = dev(plan.tauI, np.int32) if nL else cp.zeros(1, cp.int32)
+        bM = dev(plan.bM, np.float64) if nM else cp.zeros(1, cp.float64)
+        Li = dev(np.array(plan.L_index or [0]), np.int32)
+        L2 = dev(_l_two(plan), np.int32)
+        Mi = dev(np.array(plan.M_index or [0]), np.int32)
+        tol = dev(plan.tol if plan.tol is not None else np.zeros(T), np.float64)
+        c_lv, thr_lv, mu_lv = dev(plan.c_levels, np.int32), dev(plan.thr_levels, np.uint32), dev(plan.mu_levels, np.float64)
         kern = mod.get_function("fa_markov_kernel")
-        for off in range(0, n_paths, MAX_PATHS_PER_LAUNCH):
-            n = min(MAX_PATHS_PER_LAUNCH, n_paths - off)
-            grid = (n + THREADS - 1) // THREADS
-            kern((grid,), (THREADS,), (cp.asarray(plan.c_levels.astype(np.int32)), cp.asarray(plan.thr_levels.astype(np.uint32)),
-                                       cp.asarray(plan.mu_levels.astype(np.float64)), np.int32(plan.K), np.int32(policy),
-                                       np.int32(plan.adversary.start), table, tauI, Li, np.int32(nL), bM, Mi, np.int32(nM),
-                                       tol, np.int32(plan.Jmax), np.float64(float(plan.adversary.unit)), np.int32(T),
-                                       np.int32(nb), np.uint64(n), np.uint64(off), np.uint32(k0), np.uint32(k1),
-                                       np.uint32(tag), counts, amb))
+        for off, n, blocks in _launches(n_paths):
+            kern((blocks,), (THREADS,), (c_lv, thr_lv, mu_lv, np.int32(plan.K), np.int32(policy),
+                                         np.int32(plan.adversary.start), table, tauI, Li, L2, np.int32(nL), bM, Mi,
+                                         np.int32(nM), tol, np.int32(plan.Jmax), np.float64(float(plan.adversary.unit)),
+                                         np.int32(T), np.int32(nb), np.uint64(n), np.uint64(off), np.uint32(k0),
+                                         np.uint32(k1), np.uint32(tag), counts, amb))
+    cp.cuda.Stream.null.synchronize()
     c = [int(x) for x in cp.asnumpy(counts)[:nb]]
     a = [int(x) for x in cp.asnumpy(amb)[:nb]]
     return c, a
@@ -239,8 +292,10 @@ int main(int argc, char** argv) {
         int* coef = (int*)fa_read(d, "coef.bin", 0);
         int* tau = (int*)fa_read(d, "tau.bin", 0);
         int* tmin = (int*)fa_read(d, "tmin.bin", 0);
+        int* tau_lo = (int*)fa_read(d, "tau_lo.bin", 0);
+        int* tlomax = (int*)fa_read(d, "tlomax.bin", 0);
         for (fa_u64 i = 0; i < n_paths; ++i) {
-            out[2 * i] = fa_det_path(i, thr, coef, tau, tmin, T, nb, k0, k1, tag);
+            out[2 * i] = fa_det_path(i, thr, coef, tau, tmin, tau_lo, tlomax, T, nb, k0, k1, tag);
             out[2 * i + 1] = 0u;
         }
     } else {
@@ -252,11 +307,12 @@ int main(int argc, char** argv) {
         int* table = (int*)fa_read(d, "table.bin", 0);
         int* tauI = (int*)fa_read(d, "tauI.bin", 0);
         int* Li = (int*)fa_read(d, "Li.bin", 0);
+        int* L2 = (int*)fa_read(d, "L2.bin", 0);
         double* bM = (double*)fa_read(d, "bM.bin", 0);
         int* Mi = (int*)fa_read(d, "Mi.bin", 0);
         double* tol = (double*)fa_read(d, "tol.bin", 0);
         for (fa_u64 i = 0; i < n_paths; ++i)
-            fa_markov_path(i, c_lv, thr_lv, mu_lv, K, policy, start, table, tauI, Li, nL, bM, Mi, nM, tol,
+            fa_markov_path(i, c_lv, thr_lv, mu_lv, K, policy, start, table, tauI, Li, L2, nL, bM, Mi, nM, tol,
                            Jmax, gf[0], T, k0, k1, tag, &out[2 * i], &out[2 * i + 1]);
     }
     char path[4096];
@@ -297,6 +353,9 @@ def run_host_harness(plan, n_paths: int, *, seed: int, tag: int, workdir, compil
         w("coef.bin", plan.c_levels[plan.level_seq].astype(np.int32))
         w("tau.bin", tau)
         w("tmin.bin", (tau.min(axis=1) if nb else np.full(T, 2 ** 31 - 1)).astype(np.int32))
+        tau_lo, tlomax = _lower_arrays(plan)
+        w("tau_lo.bin", tau_lo)
+        w("tlomax.bin", tlomax)
         params = [0, T, nb, n_paths, k0, k1, tag, 0, 0, 0, 0, 0, 0]
     else:
         policy = 0 if plan.adversary.policy == "chasing" else 1
@@ -307,6 +366,7 @@ def run_host_harness(plan, n_paths: int, *, seed: int, tag: int, workdir, compil
         w("table.bin", (plan.table if plan.table is not None else np.zeros((T, 2))).astype(np.int32))
         w("tauI.bin", plan.tauI.astype(np.int32) if len(plan.L_index) else np.zeros(1, np.int32))
         w("Li.bin", np.array(plan.L_index or [0], dtype=np.int32))
+        w("L2.bin", _l_two(plan))
         w("bM.bin", plan.bM.astype(np.float64) if len(plan.M_index) else np.zeros(1))
         w("Mi.bin", np.array(plan.M_index or [0], dtype=np.int32))
         w("tol.bin", plan.tol.astype(np.float64))

@@ -25,6 +25,14 @@ Processes (``key``: citation):
   (``E_Q (P/Q)^alpha = exp((alpha-1) D_alpha)``), rho^(alpha) the step's declared RDP at
   order alpha: ``min(alpha eps^2/2, eps)`` for eps-DP steps (Bun-Steinke 2016),
   ``alpha rho`` for the Gaussian (exact: a tie).
+* ``feldman2021_renyi_odometer_kl``: the supermartingale behind the feldman2021 Renyi
+  odometer (:func:`reference.feldman2021.renyi_odometer_zcdp`) with each step viewed as
+  ``rho``-zCDP for ``rho`` = its KL divergence = its mean loss (``eps tanh(eps/2)`` for
+  RR, ``eps - 1 + e^-eps`` for Laplace, ``rho`` for the Gaussian): under P,
+  ``X_t = exp((alpha - 1)(L_t - alpha sum_{s<=t} rho_s))``, on the odometer's order grid.
+  The condition ``E_P exp((alpha-1) l) <= exp((alpha-1) alpha KL)``, i.e.
+  ``D_alpha(P||Q) <= alpha KL(P||Q)``, is what makes "RR steps viewed as
+  ``eps tanh(eps/2)``-zCDP" (the crossing check of the odometer) legitimate.
 
 Negative control ``nc_variance_inflated``: the ``whitehouse_exp`` process whose
 steps are really RR(3 eps/2) while V counts eps^2: the condition fails exactly.
@@ -106,6 +114,11 @@ def _renyi_coeffs(state, law, mu, num):
     return F(1), F(0), lam - 1, num(-(lam - 1) * lam * law.zcdp_rho)
 
 
+def _kl_zcdp_coeffs(state, law, mu, num):
+    al = state["alpha"]
+    return F(1), F(0), al - 1, -num((al - 1) * al) * mu
+
+
 def _feldman_coeffs(state, law, mu, num):
     al = state["alpha"]
     return F(1), F(0), al, num(-(al - 1) * law.rdp(al))
@@ -141,6 +154,12 @@ PROCESSES: dict[str, Process] = {
         "X_t = prod (P_i/Q_i)^alpha exp(-(alpha-1) rho_i^(alpha)) under Q",
         ("alpha",), ("rr", "laplace", "gaussian"), _feldman_coeffs, measure="Q",
         degenerate=lambda st: False),
+    "feldman2021_renyi_odometer_kl": Process(
+        "feldman2021_renyi_odometer_kl", "Renyi odometer step exp((alpha-1)(L - alpha sum KL)), rho = KL",
+        "feldman2021 Renyi odometer (Theorem 3.1 supermartingale, steps as KL-zCDP)",
+        "X_t = exp((alpha-1)(L_t - alpha sum_s rho_s)), rho_s = KL(P_s||Q_s) = E_P l_s (RR: eps tanh(eps/2))",
+        ("alpha",), ("rr", "laplace", "gaussian"), _kl_zcdp_coeffs,
+        degenerate=lambda st: st["alpha"] == 1),
 }
 
 NEGATIVE_PROCESSES: dict[str, Process] = {
@@ -170,6 +189,10 @@ def default_grid(process: Process, quick: bool = False) -> list[tuple[dict, Step
         states = [{"lam": x} for x in ([F(-5), F(-1), F(-1, 10), F(1, 10), F(1), F(5)] if not quick else [F(-2), F(1, 2), F(3)])]
     elif process.key == "whitehouse2023_lem6_renyi":
         states = [{"lam": x} for x in ([F(11, 10), F(3, 2), F(2), F(5), F(20)] if not quick else [F(3, 2), F(4)])]
+    elif process.key == "feldman2021_renyi_odometer_kl":
+        from .boundaries import RENYI_ALPHAS
+
+        states = [{"alpha": x} for x in (RENYI_ALPHAS if not quick else (F(5, 4), F(2), F(16), F(128)))]
     elif process.key == "feldman2021_thm3_1":
         states = [{"alpha": x} for x in ([F(11, 10), F(3, 2), F(2), F(5), F(20)] if not quick else [F(3, 2), F(4)])]
     elif process.key == "whitehouse_mixture":

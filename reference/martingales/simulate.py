@@ -21,9 +21,12 @@ Kernels (written once against an array module ``xp``):
 * deterministic schedules (homogeneous, alternating): the boundary becomes an exact
   per-step integer threshold ``tau_n`` on ``P_n = sum_{m<=n} c_m [s_m = +]``
   (:func:`deterministic_thresholds`, certified arithmetic, computed once), so the
-  inner loop is one compare, one integer add and one compare per boundary;
+  inner loop is one compare, one integer add and one compare per boundary; a
+  two-sided boundary (``|L_n| > b``) adds a lower threshold ``P_n <= tau_lo_n``
+  (:func:`deterministic_lower_thresholds`);
 * Markov adversaries (loss-chasing, random adaptive): the level depends on the path;
-  odometers (target L) use exact integer tables ``tau[J]`` on ``I``; boundaries on the
+  odometers (target L) use exact integer tables ``tau[J]`` on ``I`` (two-sided: ``|I| >= tau[J]``,
+  the same table, since ``L = g I``); boundaries on the
   centred martingale M compare the float ``g I - sum mu`` with a float table of
   ``b(g^2 J)`` and count the path as *ambiguous* when within a relative band of
   2^-30 (ambiguous paths count as crossings for the upper bound, not for the lower).
@@ -47,7 +50,7 @@ from .laws import StepLaw
 from .rng import chunk_bitgen, philox_draws, stream_tag
 
 __all__ = ["Adversary", "default_adversaries", "SimPlan", "make_plan", "simulate", "SimResult", "crossing_masks",
-           "deterministic_thresholds", "rr_threshold", "CHUNK", "BLOCK", "BAND"]
+           "deterministic_thresholds", "deterministic_lower_thresholds", "rr_threshold", "CHUNK", "BLOCK", "BAND"]
 
 F = Fraction
 CHUNK = 32768   # paths per chunk (one random stream each)
@@ -160,6 +163,37 @@ def _det_thresholds_cached(boundary: Boundary, adv: Adversary, T: int) -> tuple[
     return tuple(out)
 
 
+def deterministic_lower_thresholds(boundary: Boundary, adv: Adversary, T: int) -> np.ndarray:
+    """Lower thresholds of a two-sided boundary on a fixed schedule: ``-L_n`` crosses at step n iff ``P_n <= tau_lo_n``.
+
+    ``I_n = 2 P_n - C_n`` and ``L_n = g I_n``; with ``t_n`` the least integer ``I`` with ``g I > b(V_n)``
+    (``floor(b/g) + 1``; ``ceil(b/g)`` for ``>=``), ``-L_n`` crosses iff ``-I_n >= t_n`` iff
+    ``P_n <= floor((C_n - t_n)/2)``.  ``-BIG`` where the boundary is infinite (never: ``P_n >= 0``).
+    """
+    if not adv.deterministic:
+        raise ValueError("deterministic_lower_thresholds needs a fixed schedule")
+    return np.array(_det_lower_cached(boundary, adv, T), dtype=np.int64)
+
+
+@functools.lru_cache(maxsize=64)
+def _det_lower_cached(boundary: Boundary, adv: Adversary, T: int) -> tuple[int, ...]:
+    g = adv.unit
+    C = J = 0
+    out = []
+    for n in range(1, T + 1):
+        k = adv.pattern[(n - 1) % len(adv.pattern)]
+        C += adv.levels[k]
+        J += adv.levels[k] ** 2
+        V = g * g * J
+        if not boundary.finite(V):
+            out.append(-BIG)
+            continue
+        y = lambda c, V=V: boundary.iv(c, V) / iv_const(c, g)  # noqa: E731
+        t = floor_certified(y) + 1 if boundary.strict else ceil_certified(y)
+        out.append(int(min(max((C - t) // 2, -BIG), BIG)))
+    return tuple(out)
+
+
 @dataclass
 class SimPlan:
     """Everything a kernel needs, as host arrays; built by :func:`make_plan`."""
@@ -174,10 +208,13 @@ class SimPlan:
     # fixed schedules
     level_seq: np.ndarray | None = None   # int32 [T]
     tau: np.ndarray | None = None         # int32 [T, nb] thresholds on P_n
+    tau_lo: np.ndarray | None = None      # int32 [T, nb] lower thresholds (two-sided: cross iff P_n <= tau_lo; else -BIG)
+    two_index: list = field(default_factory=list)  # indices of the two-sided boundaries
     # Markov adversaries
     Jmax: int = 0
     tauI: np.ndarray | None = None        # int32 [nL, Jmax+1] thresholds on I for L-target boundaries
     L_index: list = field(default_factory=list)
+    L_two: np.ndarray | None = None       # int32 [nL]: 1 iff that L-target boundary is two-sided (|I| >= tauI)
     bM: np.ndarray | None = None          # float64 [nM, Jmax+1] boundary values (1e300 = infinite)
     M_index: list = field(default_factory=list)
     tol: np.ndarray | None = None         # float64 [T] absolute band per step (M target)
@@ -201,25 +238,31 @@ def make_plan(adv: Adversary, boundaries: list, T: int, *, rounding: str = "up",
     mu = np.array([float(mpf_to_fraction(certified(lambda c, e: e * (1 - 2 / (c.exp(e) + 1)), (adv.eps(k),), "exact", 20)))
                    for k in range(K)])
     plan = SimPlan(adv, list(boundaries), T, rounding, c_levels, thr, mu)
+    plan.two_index = [j for j, b in enumerate(boundaries) if b.two_sided]
     if adv.deterministic:
         plan.level_seq = np.array([adv.pattern[n % len(adv.pattern)] for n in range(T)], dtype=np.int32)
         cols = [deterministic_thresholds(b, adv, T) for b in boundaries]
         plan.tau = np.ascontiguousarray(np.stack(cols, axis=1).astype(np.int32)) if cols else np.zeros((T, 0), np.int32)
+        lows = [deterministic_lower_thresholds(b, adv, T) if b.two_sided else np.full(T, -BIG, np.int64) for b in boundaries]
+        plan.tau_lo = (np.ascontiguousarray(np.stack(lows, axis=1).astype(np.int32)) if lows
+                       else np.zeros((T, 0), np.int32))
         return plan
     Jmax = T * int(max(adv.levels)) ** 2
     plan.Jmax = Jmax
     Vs = (float(g) ** 2) * np.arange(Jmax + 1, dtype=np.float64)
     gf = float(g)
-    tauI, bM = [], []
+    tauI, bM, two = [], [], []
     for j, b in enumerate(boundaries):
         vals = np.asarray(b.np(np, Vs), dtype=np.float64)
         if b.target == "L":
             plan.L_index.append(j)
             tauI.append(_integer_table(b, vals / gf, g, strict=b.strict))
+            two.append(1 if b.two_sided else 0)
         else:
             plan.M_index.append(j)
             bM.append(np.where(np.isfinite(vals), vals, 1e300))
     plan.tauI = np.ascontiguousarray(np.stack(tauI)) if tauI else np.zeros((0, Jmax + 1), np.int32)
+    plan.L_two = np.array(two, dtype=np.int32)
     plan.bM = np.ascontiguousarray(np.stack(bM)) if bM else np.zeros((0, Jmax + 1), np.float64)
     n = np.arange(1, T + 1, dtype=np.float64)
     bmax = max([float(np.max(np.where(x < 1e299, x, 0.0))) for x in bM], default=0.0)
@@ -273,14 +316,17 @@ def _draw_blocks(xp, source: str, seed: int, tag: int, chunk: int, path0: int, B
 
 
 def _kernel_fixed(xp, plan: SimPlan, draws):
-    """Fixed schedule: P_n += c_n [u <= thr_n]; crossed_j |= P_n >= tau_n,j. Returns crossed[nb, B] (bool)."""
+    """Fixed schedule: P_n += c_n [u <= thr_n]; crossed_j |= P_n >= tau_n,j (or P_n <= tau_lo_n,j, two-sided j). Returns crossed[nb, B] (bool)."""
     T, nb = plan.T, plan.tau.shape[1]
+    two = list(plan.two_index)
+    n2 = len(two)
     ctot = int(plan.c_levels[plan.level_seq].sum())
     dt = xp.int16 if ctot < 2 ** 15 - 1 else xp.int32
     thr_seq = plan.thr_levels[plan.level_seq]
     coef = plan.c_levels[plan.level_seq]
     lim = np.iinfo(np.int16) if dt == xp.int16 else np.iinfo(np.int32)
     tau = xp.asarray(np.clip(plan.tau, lim.min, lim.max).astype(dt))
+    tau_lo = xp.asarray(np.ascontiguousarray(np.clip(plan.tau_lo[:, two], lim.min, lim.max).astype(dt))) if n2 else None
     B = None
     for s0, u in draws:
         if B is None:
@@ -290,6 +336,9 @@ def _kernel_fixed(xp, plan: SimPlan, draws):
             crossed = xp.zeros((nb, B), dtype=xp.bool_)
             tmp = xp.empty((nb, B), dtype=xp.bool_)
             inc = xp.empty(B, dtype=dt)
+            if n2:
+                crossed_lo = xp.zeros((n2, B), dtype=xp.bool_)
+                tmp_lo = xp.empty((n2, B), dtype=xp.bool_)
         for r in range(u.shape[0]):
             n = s0 + r
             xp.less_equal(u[r], thr_seq[n], out=plus)
@@ -300,6 +349,11 @@ def _kernel_fixed(xp, plan: SimPlan, draws):
                 xp.add(P, inc, out=P)
             xp.greater_equal(P[None, :], tau[n][:, None], out=tmp)
             xp.bitwise_or(crossed, tmp, out=crossed)
+            if n2:
+                xp.less_equal(P[None, :], tau_lo[n][:, None], out=tmp_lo)
+                xp.bitwise_or(crossed_lo, tmp_lo, out=crossed_lo)
+    for a, j in enumerate(two):
+        crossed[j] |= crossed_lo[a]
     return crossed, xp.zeros_like(crossed)
 
 
@@ -313,7 +367,7 @@ def _take(xp, a, idx, out, axis=None):
 def _kernel_markov(xp, plan: SimPlan, draws):
     """State-dependent adversary: per step choose the level, draw, update I, J, sum mu, compare with the tables.
 
-    Odometers (L target): crossed iff ``I >= tauI[J]`` (exact).  M target: ``d = g I - sum mu - b(g^2 J)``;
+    Odometers (L target): crossed iff ``I >= tauI[J]`` (exact; two-sided: or ``-I >= tauI[J]``).  M target: ``d = g I - sum mu - b(g^2 J)``;
     crossed iff ``d >= tol_n``, ambiguous iff ``|d| < tol_n`` (``tol_n`` = 2^-30 times a bound on the magnitudes).
     """
     K = plan.K
@@ -327,6 +381,9 @@ def _kernel_markov(xp, plan: SimPlan, draws):
     table = None if plan.table is None else xp.asarray(plan.table)
     chasing = plan.adversary.policy == "chasing"
     nL, nM = len(plan.L_index), len(plan.M_index)
+    two_rows = [a for a in range(nL) if plan.L_two is not None and plan.L_two[a]]
+    n2 = len(two_rows)
+    two_sel = xp.asarray(np.array(two_rows, dtype=np.int64)) if n2 else None
     B = None
     for s0, u in draws:
         if B is None:
@@ -347,6 +404,10 @@ def _kernel_markov(xp, plan: SimPlan, draws):
             sgn = xp.empty(B, dtype=xp.int32)
             plus = xp.empty(B, dtype=xp.bool_)
             Mf = xp.empty(B, dtype=xp.float64)
+            if n2:
+                crL2 = xp.zeros((n2, B), dtype=xp.bool_)
+                bL2 = xp.empty((n2, B), dtype=xp.bool_)
+                negI = xp.empty(B, dtype=xp.int32)
         for r in range(u.shape[0]):
             n = s0 + r
             if table is not None:
@@ -363,6 +424,10 @@ def _kernel_markov(xp, plan: SimPlan, draws):
                 _take(xp, tauI, J, tI, axis=1)
                 xp.greater_equal(I[None, :], tI, out=bL)
                 xp.bitwise_or(crL, bL, out=crL)
+                if n2:
+                    xp.negative(I, out=negI)
+                    xp.greater_equal(negI[None, :], tI[two_sel], out=bL2)
+                    xp.bitwise_or(crL2, bL2, out=crL2)
             if nM:
                 xp.multiply(I, gf, out=Mf)
                 xp.subtract(Mf, mus, out=Mf)
@@ -381,6 +446,8 @@ def _kernel_markov(xp, plan: SimPlan, draws):
     amb = xp.zeros((nb, B), dtype=xp.bool_)
     for a, j in enumerate(plan.L_index):
         crossed[j] = crL[a]
+    for r, a in enumerate(two_rows):
+        crossed[plan.L_index[a]] |= crL2[r]
     for a, j in enumerate(plan.M_index):
         crossed[j] = crM[a]
         amb[j] = amM[a] & ~crM[a]
