@@ -184,6 +184,33 @@ def check_lemma6_3_proof_eq():
     return union == F(3, 8) and pr * len(A1) + cond == F(5, 12) and union < pr * len(A1) + cond
 
 
+@_at100
+def check_sec6_tv_remark():
+    """Section 6 remark before Theorem 6.5: "eps_i < 1/(10 n) ... statistical distance at most e^{eps_i n} - 1 < 0.1" is false.
+
+    At eps_i n = 999/10000 < 1/10: e^{0.0999} > 11/10 (exact comparison), so e^{eps_i n} - 1 > 0.1; the supremum over
+    eps_i < 1/(10n) is e^{1/10} - 1 = 0.10517.  The conclusion survives: the exact worst statistical distance of an
+    (n eps_i)-DP pair is tanh(n eps_i/2) < 0.05.
+    """
+    fails = compare_exp_rational(F(999, 10000), F(11, 10)) > 0
+    sup = mpmath.expm1(mpmath.mpf(1) / 10)
+    tv = mpmath.tanh(mpmath.mpf(1) / 20)
+    return fails and sup > mpmath.mpf("0.105") and tv < mpmath.mpf("0.05")
+
+
+@_at100
+def check_thm6_1_sigma():
+    """Proof of Theorem 6.1: "sigma_n = 1 - mu_n^2" where eq. (14)-(15) define sigma^2 = 1 - mu^2.
+
+    For every n, 0 < mu_n = tanh(1/(2n)) < 1, so 1 - mu_n^2 lies in (0, 1) and differs from its square root: at n = 1,
+    sqrt(1 - tanh(1/2)^2) = 0.8868... while 1 - tanh(1/2)^2 = 0.7864...  Both are 1 - O(1/n^2), so the proof is unaffected.
+    """
+    mu = mpmath.tanh(mpmath.mpf(1) / 2)
+    s2 = 1 - mu * mu
+    ok_n = all(0 < 1 - mpmath.tanh(mpmath.mpf(1) / (2 * n)) ** 2 < 1 for n in (1, 10, 10**6))
+    return abs(mpmath.sqrt(s2) - s2) > mpmath.mpf("0.1") and ok_n
+
+
 CHECKS = {
     "R16-LEM2-3-PDP": check_lemma2_3_pdp,
     "R16-THM3-6-DELTA": check_thm3_6_delta,
@@ -193,4 +220,6 @@ CHECKS = {
     "R16-THM6-5-PROOF-SUM": check_thm6_5_proof_sum,
     "R16-ALG5-EJ": check_alg5_ej,
     "R16-LEM6-3-PROOF-EQ": check_lemma6_3_proof_eq,
+    "R16-SEC6-TV-REMARK": check_sec6_tv_remark,
+    "R16-THM6-1-SIGMA": check_thm6_1_sigma,
 }

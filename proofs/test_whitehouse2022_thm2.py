@@ -1,0 +1,165 @@
+"""Theorem 2 of whitehouse2022 (seed 000_8d85c89f0d15dfff.txt; arXiv version, Section 5, proof in Appendix C):
+the filter, mixture and stitched privacy odometers, and the Section 5 comparison claims.
+
+Statement (our words): if A_n is (eps_n, delta_n)-pDP conditioned on A_{1:n-1}, delta = delta' + delta'',
+N = inf{n: delta'' < sum_{m<=n+1} delta_m}, V = sum_{m<=n} eps_m^2, then each of
+  u^F_n = sqrt(2 y* L)/2 + sqrt(2L)/(2 sqrt(y*)) V + V/2            (L = log(1/delta'), y* from eq. (6)),
+  u^M_n = sqrt(2 log(sqrt((V + rho)/rho)/delta') (rho + V)) + V/2,
+  u^S_n = 1.7 sqrt(V (loglog(2V/v0) + 0.72 log(5.2/delta'))) + V/2   (infinite while V < v0),
+all infinite for n > N, satisfies P(exists n: L_{1:n} > u_n) <= delta.  (eq. (6)'s y* is misprinted, ledger
+W22-EQ6-YSTAR; any y > 0 gives a valid filter odometer, so both the corrected and the printed one are checked.)
+
+Second routes: each odometer equals the corresponding martingale boundary (Theorems 3-5) plus V/2; exact
+crossing probabilities on adaptive (eps_n, delta_n)-randomized response (pDP by Definition 6); rate and
+comparison claims at 110 digits.
+"""
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import mpmath
+import pytest
+from hypothesis import example, given, strategies as st
+
+from reference import whitehouse2023 as W
+from reference.filters import Odometer
+from reference.precision import mpf_to_fraction
+from test_whitehouse2022_definitions import INF, q2m, rr_enumerate
+
+DP, DPP = F(1, 5), F(1, 20)
+FAMILIES = {
+    "filter": lambda V: W.filter_odometer(V, 1, DP, dps=30),
+    "filter_as_printed": lambda V: W.filter_odometer_as_printed(V, 1, DP, dps=30),
+    "mixture": lambda V: W.mixture_odometer(V, F(1, 5), DP, dps=30),
+    "stitched": lambda V: W.stitched_odometer(V, F(1, 100), DP, dps=30),
+}
+PDP_ADVERSARIES = {
+    "homogeneous": lambda loss, V, S, n: F(1, 5),
+    "loss_chasing_with_deltas": lambda loss, V, S, n: (F(3, 10), F(1, 100)) if loss > 0 else (F(1, 10), F(0)),
+    "variance_spender": lambda loss, V, S, n: F(1, 10) if V < F(1, 5) else F(1, 2),
+}
+dp_st = st.sampled_from([F(1, 2), F(1, 10**6), F(1, 10**300)])
+
+
+def odometer_crossing(family, strategy, horizon=40):
+    """P(exists n <= horizon: L_{1:n} > u_n) with u_n = inf once sum delta_m > delta'' (n > N); flags have loss +inf."""
+    cache = {}
+
+    def bound(V, S, n, drift):
+        if S > DPP:
+            return INF
+        if V not in cache:
+            cache[V] = FAMILIES[family](V)
+        return cache[V]
+
+    return rr_enumerate(strategy, horizon, bound=bound)["crossed"]
+
+
+@given(st.fractions(min_value=0, max_value=10**12), st.fractions(min_value=F(1, 1000), max_value=1000), dp_st)
+@example(F(10**12), F(1000), F(1, 10**300))
+def test_filter_odometer_is_theorem3_boundary_plus_drift(V, e, dp):
+    """u^F(V) = b/2 + b V/(2a) + V/2 with a = y*, b = sqrt(2 L y*) (Theorem 3 at crossing probability delta')."""
+    ys = W.y_star(e, dp, dps=80)
+    L = -mpmath.log(q2m(dp))
+    ref = mpmath.sqrt(2 * ys * L) / 2 + mpmath.sqrt(2 * L) / (2 * mpmath.sqrt(ys)) * q2m(V) + q2m(V) / 2
+    got = W.filter_odometer(V, e, dp)
+    assert got >= ref * (1 - mpmath.mpf(10) ** -70) and got <= ref * (1 + mpmath.mpf(10) ** -40)
+
+
+@given(st.fractions(min_value=0, max_value=10**12), st.fractions(min_value=F(1, 1000), max_value=1000), dp_st)
+def test_mixture_and_stitched_odometers_are_boundaries_plus_drift(V, r, dp):
+    """u^M = Theorem 4 boundary at delta' + V/2; u^S = Theorem 5 boundary at delta' + V/2 (inf while V < v0)."""
+    half = q2m(V) / 2
+    um, bm = W.mixture_odometer(V, r, dp), W.mixture_boundary(V, r, dp)
+    assert um >= bm + half - mpmath.mpf(10) ** -40 * um and um <= (bm + half) * (1 + mpmath.mpf(10) ** -40)
+    us, bs = W.stitched_odometer(V, r, dp), W.stitched_boundary(V, r, dp)
+    if V < r:
+        assert us == INF and bs == INF
+    else:
+        assert us >= bs + half - mpmath.mpf(10) ** -40 * us and us <= (bs + half) * (1 + mpmath.mpf(10) ** -40)
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+@pytest.mark.parametrize("name", sorted(PDP_ADVERSARIES))
+def test_odometer_is_time_uniform_on_adaptive_pdp_rr(family, name):
+    """P(exists n <= 40: L_{1:n} > u_n) <= delta' + delta'' (exact; deltas adaptive, bound infinite past N)."""
+    assert odometer_crossing(family, PDP_ADVERSARIES[name]) <= q2m(DP + DPP)
+
+
+def test_negative_control_fixed_time_bound_is_not_an_odometer():
+    """sqrt(2 L V) + V/2 (advanced composition read at every V, Figure 3b's pointwise curve) is crossed w.p. > delta'."""
+    L = -mpmath.log(q2m(DP))
+    FAMILIES["pointwise"] = lambda V: mpmath.sqrt(2 * L * q2m(V)) + q2m(V) / 2
+    try:
+        assert odometer_crossing("pointwise", lambda loss, V, S, n: F(1, 10), 150) > q2m(DP + DPP)
+    finally:
+        del FAMILIES["pointwise"]
+
+
+def test_odometer_class_matches_the_three_families_and_N():
+    """reference.filters.Odometer: bounds = u^F, u^M, u^S at V_n; all inf once sum delta_m > delta'' (n > N)."""
+    o = Odometer("1e-6", "1e-9", eps_target=1, rho=F(1, 10), v0=F(1, 100))
+    steps = [(F(1, 10), F(0)), (F(1, 5), F(1, 10**10)), (F(3, 10), F(0))]
+    V = F(0)
+    for e, d in steps:
+        o.record(e, d)
+        V += e * e
+    b = o.bounds()
+    assert b["filter"] == W.filter_odometer(V, 1, "1e-6") and b["mixture"] == W.mixture_odometer(V, F(1, 10), "1e-6")
+    assert b["stitched"] == W.stitched_odometer(V, F(1, 100), "1e-6")
+    o.record(F(1, 10), F(1, 10**9))  # sum delta = 1.1e-9 > delta''
+    assert all(v == INF for v in o.bounds().values())
+
+
+# ---- Section 5 comparison and rate claims ----------------------------------------------------------
+
+def test_rates_filter_linear_mixture_vlogv_stitched_vloglogv():
+    """Boundary parts (without the common V/2): filter ~ c V; mixture ~ sqrt(V log V); stitched ~ sqrt(V loglog V)."""
+    dp = F(1, 10**6)
+    L = -mpmath.log(q2m(dp))
+    ys = W.y_star(1, dp, dps=60)
+    for k in (10, 30, 100):
+        V = F(10**k)
+        v = q2m(V)
+        fil = W.filter_odometer(V, 1, dp) - v / 2
+        assert abs(fil / v - mpmath.sqrt(2 * L) / (2 * mpmath.sqrt(ys))) < mpmath.mpf(10) ** -8
+        mix = W.mixture_boundary(V, 1, dp)
+        assert 1 <= mix / mpmath.sqrt(v * mpmath.log(v)) <= 2
+        sti = W.stitched_boundary(V, 1, dp)
+        assert 1 <= sti / mpmath.sqrt(v * mpmath.log(mpmath.log(v))) <= 4  # 1.7 sqrt(1 + 0.72 log(5.2/delta')/loglog V)
+    assert W.stitched_boundary(F(10**100), 1, dp) < W.mixture_boundary(F(10**100), 1, dp)
+
+
+def test_no_odometer_is_uniformly_tightest():
+    """delta' = 1e-6 (Figure 2), eps = 1, rho = 1e-3, v0 = 1e-3: mixture is smallest at V = 1e-4, the filter odometer
+    at V = y*, the stitched one at V = 1e4 ('all odometers dominate for some window')."""
+    dp = F(1, 10**6)
+    ys = mpf_to_fraction(W.y_star(1, dp, dps=40))
+    u = lambda V: {"F": W.filter_odometer(V, 1, dp), "M": W.mixture_odometer(V, F(1, 1000), dp),
+                   "S": W.stitched_odometer(V, F(1, 1000), dp)}
+    for V, best in ((F(1, 10**4), "M"), (ys, "F"), (F(10**4), "S")):
+        vals = u(V)
+        assert min(vals, key=vals.get) == best
+
+
+@given(st.fractions(min_value=F(1, 1000), max_value=100), dp_st, st.fractions(min_value=F(1, 10**6), max_value=10**3),
+       st.fractions(min_value=F(1, 10**6), max_value=1))
+@example(F(1), F(1, 10**6), F(1, 10**6), F(1, 10**6))
+def test_filter_odometer_is_tightest_at_ystar_and_tangent_to_pointwise_curve(e, dp, rho, v0frac):
+    """At V = y*: u^F = eps = sqrt(2 L y*) + y*/2 <= u^M and <= u^S (any rho, any v0 <= y*); u^F >= pointwise curve (Fig. 3b)."""
+    ys = mpf_to_fraction(W.y_star(e, dp, dps=80))
+    uF = W.filter_odometer(ys, e, dp)
+    assert abs(uF - q2m(e)) <= mpmath.mpf(10) ** -40 * q2m(e)
+    assert uF <= W.mixture_odometer(ys, rho, dp) * (1 + mpmath.mpf(10) ** -40)
+    assert uF <= W.stitched_odometer(ys, v0frac * ys, dp) * (1 + mpmath.mpf(10) ** -40)
+    for t in (F(0), F(1, 3), F(3), F(100)):
+        assert W.filter_odometer(t * ys, e, dp) >= W.filter_spent(t * ys, dp) * (1 - mpmath.mpf(10) ** -40)
+
+
+def test_theorem2_bad_inputs():
+    with pytest.raises(ValueError, match="delta_prime"):
+        W.filter_odometer(1, 1, 1)
+    with pytest.raises(ValueError, match="v0"):
+        W.stitched_odometer(1, 0, "0.1")
+    with pytest.raises(ValueError):
+        Odometer("1e-6")
