@@ -200,8 +200,8 @@ def lower_order_gap(eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
 @register("whitehouse2022_eq2_eps", paper=W22, result="eq. (2)", equation="(2)", direction="upper",
           summary="Advanced composition: eps = sqrt(2 log(1/delta') sum eps_m^2) + sum eps_m (e^eps_m - 1)/(e^eps_m + 1)",
           params=(Param("eps", NN, kind="sequence", default="0.1,0.1,0.1", doc="per-step epsilons (>= 0)"), _dp))
-@register("whitehouse2023_eq1_eps", paper=W23, result="advanced composition (Section 1)", direction="upper",
-          summary="Advanced composition epsilon (ICML numbering; same formula)",
+@register("whitehouse2023_eq2_eps", paper=W23, result="eq. (2)", equation="(2)", direction="upper",
+          summary="Advanced composition epsilon (ICML version, also eq. (2); same formula)",
           params=(Param("eps", NN, kind="sequence", default="0.1,0.1,0.1"), _dp))
 def advanced_composition_eps(eps: Sequence, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Equation (2) (whitehouse2022): the composed epsilon of advanced composition, rounded up.
