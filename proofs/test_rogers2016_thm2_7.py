@@ -6,7 +6,7 @@ Constructive exact check on finite laws: with e^eps = r rational, write the unkn
 a = delta T(0), b = delta T(1) (masses delta, a <= P, b <= Q) and the residuals P1 = P - a, Q1 = Q - b; then
 T(top) = (1+r)/(1-delta) (r P1 - Q1)/(r^2 - 1) and T(bot) = (1+r)/(1-delta) (r Q1 - P1)/(r^2 - 1) solve
 P = delta T(0) + (1-delta)(s T(top) + (1-s) T(bot)), Q = delta T(1) + (1-delta)((1-s) T(top) + s T(bot)), s = r/(1+r);
-T is a valid channel iff Q1 <= r P1 and P1 <= r Q1.  An exact rational LP (a phase-1 simplex with Fractions and Bland's rule, below) finds (a, b); the test
+T is a valid channel iff Q1 <= r P1 and P1 <= r Q1.  An exact rational LP (a phase-1 simplex with Fractions and Bland's rule, proofs/exact_lp.py) finds (a, b); the test
 then rebuilds T and checks T(RR(b)) = M(x^b) with Fractions.  Negative control: a pair that is not (eps, delta)-DP
 has no such T (the LP is infeasible).
 """
@@ -18,60 +18,11 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from exact_lp import feasible_point
+
 
 def hs(A, B, r):
     return sum(max(F(0), A[i] - r * B[i]) for i in range(len(A)))
-
-
-def feasible_point(A_le, b_le, A_eq, b_eq, n):
-    """Exact phase-1 simplex (Bland's rule): a point x >= 0 with A_le x <= b_le, A_eq x = b_eq, or None."""
-    rows, rhs = [], []
-    n_le = len(A_le)
-    for i, (a, b) in enumerate(zip(A_le, b_le)):
-        slack = [F(0)] * n_le
-        slack[i] = F(1)
-        rows.append([F(x) for x in a] + slack)
-        rhs.append(F(b))
-    for a, b in zip(A_eq, b_eq):
-        rows.append([F(x) for x in a] + [F(0)] * n_le)
-        rhs.append(F(b))
-    m = len(rows)
-    for i in range(m):
-        if rhs[i] < 0:
-            rows[i] = [-x for x in rows[i]]
-            rhs[i] = -rhs[i]
-    nv = n + n_le
-    T = [rows[i] + [F(1) if j == i else F(0) for j in range(m)] + [rhs[i]] for i in range(m)]
-    basis = [nv + i for i in range(m)]
-    cost = [F(0)] * nv + [F(1)] * m + [F(0)]
-    # reduced costs row: z_j = cost_j - sum_{basic} ...
-    obj = [cost[j] - sum(T[i][j] for i in range(m)) for j in range(nv + m)] + [-sum(T[i][-1] for i in range(m))]
-    while True:
-        enter = next((j for j in range(nv + m) if obj[j] < 0), None)
-        if enter is None:
-            break
-        ratios = [(T[i][-1] / T[i][enter], basis[i], i) for i in range(m) if T[i][enter] > 0]
-        if not ratios:
-            return None  # unbounded (cannot happen in phase 1)
-        _, _, piv = min(ratios)
-        pv = T[piv][enter]
-        T[piv] = [x / pv for x in T[piv]]
-        for i in range(m):
-            if i != piv and T[i][enter]:
-                f = T[i][enter]
-                T[i] = [x - f * y for x, y in zip(T[i], T[piv])]
-        f = obj[enter]
-        obj = [x - f * y for x, y in zip(obj, T[piv])]
-        basis[piv] = enter
-    if obj[-1] != 0:
-        return None
-    x = [F(0)] * nv
-    for i, bv in enumerate(basis):
-        if bv < nv:
-            x[bv] = T[i][-1]
-    if any(basis[i] >= nv and T[i][-1] != 0 for i in range(m)):
-        return None
-    return x[:n]
 
 
 def find_T(P, Q, r, d):
@@ -83,7 +34,7 @@ def find_T(P, Q, r, d):
         row = [0] * (2 * m); row[m + i] = 1; A.append(row); B.append(Q[i])  # noqa: E702  b_i <= Q_i
         row = [0] * (2 * m); row[i] = r; row[m + i] = -1; A.append(row); B.append(r * P[i] - Q[i])  # noqa: E702  Q1 <= r P1
         row = [0] * (2 * m); row[m + i] = r; row[i] = -1; A.append(row); B.append(r * Q[i] - P[i])  # noqa: E702  P1 <= r Q1
-    x = feasible_point(A, B, [[1] * m + [0] * m, [0] * m + [1] * m], [d, d], 2 * m)
+    x = feasible_point([[1] * m + [0] * m, [0] * m + [1] * m], [d, d], A, B, n=2 * m)
     if x is None:
         return None
     av, bv = x[:m], x[m:]

@@ -5,7 +5,7 @@ Statement (our words): if A is (eps, delta)-DP and R is (eps, delta)-RR (Definit
 is a kernel nu with P(A(x_b) in .) = E nu(., R(b)) = sum_r P(R(b) = r) nu(., r) (footnote 6), b in {0, 1}.
 
 Second route: for finite mechanisms with rational probabilities and rational w = e^eps the kernel is found by an
-exact rational linear program (a phase-1 simplex on Fractions, :func:`feasible_point`) and the identity is verified in exact arithmetic;
+exact rational linear program (a phase-1 simplex on Fractions, :func:`exact_lp.feasible_point`) and the identity is verified in exact arithmetic;
 a mechanism that is not (eps, delta)-DP admits no kernel (negative control).
 """
 from __future__ import annotations
@@ -14,42 +14,10 @@ from fractions import Fraction as F
 
 from hypothesis import example, given, strategies as st
 
+from exact_lp import feasible_point
 from test_whitehouse2022_definitions import hockey_exact, rr_law_w
 
 RR_OUT = (0, 1, "top", "bot")
-
-
-def feasible_point(rows, rhs):
-    """Exact phase-1 simplex (Fractions, Bland's rule): some x >= 0 with rows x = rhs, or None if there is none."""
-    m, n = len(rows), len(rows[0])
-    T = []
-    for i in range(m):
-        sign = -1 if rhs[i] < 0 else 1
-        T.append([F(sign * v) for v in rows[i]] + [F(1 if j == i else 0) for j in range(m)] + [F(sign * rhs[i])])
-    basis = list(range(n, n + m))
-    cost = [F(0)] * n + [F(1)] * m + [F(0)]
-    z = [cost[j] - sum(T[i][j] * cost[basis[i]] for i in range(m)) for j in range(n + m + 1)]
-    while True:
-        enter = next((j for j in range(n + m) if z[j] < 0), None)
-        if enter is None:
-            break
-        ratios = [(T[i][-1] / T[i][enter], basis[i], i) for i in range(m) if T[i][enter] > 0]
-        _, _, r = min(ratios)
-        piv = T[r][enter]
-        T[r] = [v / piv for v in T[r]]
-        for i in range(m):
-            if i != r and T[i][enter] != 0:
-                f = T[i][enter]
-                T[i] = [a - f * b for a, b in zip(T[i], T[r])]
-        f = z[enter]
-        z = [a - f * b for a, b in zip(z, T[r])]
-        basis[r] = enter
-    if -z[-1] != 0:  # minimal sum of artificials is positive
-        return None
-    x = [F(0)] * (n + m)
-    for i, bi in enumerate(basis):
-        x[bi] = T[i][-1]
-    return x[:n]
 
 
 def rr_kernel(P0: dict, P1: dict, w: F, delta: F):
