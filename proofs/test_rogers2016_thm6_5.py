@@ -40,7 +40,7 @@ def naive(es, dg, n, printed=False):
     m = math.ceil(math.log2(n * n)) if (n * n) & (n * n - 1) else (n * n).bit_length() - 1
     Fv = mpmath.log(4 * mpmath.log(n) / mpmath.log(2) / mp(dg)) if printed else mpmath.log(2 * m / mp(dg))
     g = mpmath.mpf(1) / (n * n)
-    if g <= V <= 1:
+    if F(1, n * n) <= sum(x * x for x in es) <= 1:  # the case split is decided exactly (V = 1/n^2 is eq. (17))
         return M + 2 * mpmath.sqrt(V * (1 + mpmath.log(mpmath.sqrt(3))) * Fv)
     return M + mpmath.sqrt(2 * (g + V) * (1 + mpmath.log(1 + V / g) / 2) * Fv)
 
@@ -50,6 +50,7 @@ def naive(es, dg, n, printed=False):
        st.booleans())
 @example([F(1)] * 6, 10**9, F(1, 10**300), False)
 @example([F(1, 10**6)], 10**9, F(1, 10**6), True)
+@example([F(1, 3)], 3, F(1, 10**300), False)  # V = 1/n^2 exactly: eq. (17), not (18)
 def test_closed_forms_17_18_two_routes(es, n, dg, printed):
     """Eqs. (17)/(18) (corrected and printed, rounded up) >= the 110-digit naive formulas, within 1e-45 relative."""
     z = [0] * len(es)
