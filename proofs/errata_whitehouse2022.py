@@ -8,13 +8,10 @@ enumeration (Fraction losses, 110-digit probabilities) or by reading the seed.  
 from __future__ import annotations
 
 import functools
-import re
 from fractions import Fraction as F
-from pathlib import Path
 
 import mpmath
 
-SEED = Path(__file__).resolve().parent.parent.parent / "shared" / "seeds" / "000_8d85c89f0d15dfff.txt"
 
 
 def _at110(fn):
@@ -50,11 +47,9 @@ def check_thm7_eq13():
 
 def check_fact5_label():
     """Section 5 cites 'Ville's inequality (Fact 5)'; the seed has no Fact 5: Ville's inequality is Lemma 5."""
-    text = SEED.read_text(errors="replace")
-    cites = "Ville’s inequality (Fact 5)" in text or "Ville's inequality (Fact 5)" in text
-    lemma5 = re.search(r"Lemma 5 \(Ville.s Inequality", text) is not None
-    only_mention = len(re.findall(r"\bFact 5\b", text)) == 1
-    return cites and lemma5 and only_mention
+    from seedtext import probe
+
+    return probe("w22_ville_cited_as_fact5") == 1 and probe("w22_lemma5_is_ville") == 1 and probe("w22_fact5") == 1
 
 
 @_at110
@@ -79,8 +74,9 @@ def check_def5_arity():
     for o, last in ((a, F(1, 10)), (b, F(1, 2))):
         o.record(F(1, 10))
         o.record(last)
-    text = SEED.read_text(errors="replace")
-    printed_arity = r"u_n : \mathbb{R}_{\geq 0}^{n-1} \times \mathbb{R}_{\geq 0}^{n-1}" in text
+    from seedtext import probe
+
+    printed_arity = probe("w22_def5_arity_n_minus_1") >= 1
     return printed_arity and a.bounds()["mixture"] != b.bounds()["mixture"]
 
 

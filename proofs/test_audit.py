@@ -7,7 +7,9 @@ errata ledger, cited from another paper, or not checked (with the reason).
 This module makes the audit falsifiable:
 
 * every numbered label printed in the seed ("Theorem 2.10", "Lemma 6", ...)
-  has at least one audit claim;
+  has at least one audit claim (labels from the seed text, or from the recorded
+  index ``reference/data/seed_index.json`` where the texts are absent: see
+  ``proofs/seedtext.py``);
 * every evidence item resolves: a test function defined in (or star-imported
   into) the named file, a derivation in :func:`symbolic.derivations`, a ledger
   id, a catalog id;
@@ -25,8 +27,9 @@ from pathlib import Path
 
 import pytest
 
+from seedtext import SEED_FILES, labels
+
 ROOT = Path(__file__).resolve().parent.parent
-SEEDS = ROOT.parent / "shared" / "seeds"
 DATA = resources.files("reference").joinpath("data")
 LEDGER = json.loads(DATA.joinpath("errata.json").read_text())
 LEDGER_IDS = {e["id"] for e in LEDGER["entries"]}
@@ -34,10 +37,6 @@ LEDGER_IDS = {e["id"] for e in LEDGER["entries"]}
 KINDS = {"theorem", "lemma", "corollary", "proposition", "definition", "fact", "example", "remark",
          "algorithm", "equation", "number", "conversion", "figure", "table"}
 STATUSES = {"confirmed", "erratum", "cited", "not checked"}
-# "Theorem 2.10", "Lemma A.1", "Algorithm S"; the seeds sometimes print a no-break space after the kind
-LABEL = re.compile(r"\b(Theorem|Lemma|Corollary|Proposition|Definition|Fact|Example|Remark|Algorithm)[ \u00a0]"
-                   r"([0-9]+(?:\.[0-9]+)*|[A-Z](?:\.[0-9]+)*)\b")
-
 
 def _audits() -> dict[str, dict]:
     out = {}
@@ -98,7 +97,7 @@ def _evidence_problem(item: str) -> str | None:
 
 def test_there_is_an_audit_for_every_seed():
     seeds = {a["seed"] for a in AUDITS.values()}
-    missing = sorted(p.name for p in SEEDS.glob("*.txt") if p.name not in seeds) if SEEDS.exists() else []
+    missing = sorted(set(SEED_FILES) - seeds)
     assert not missing, f"seeds without an audit: {missing}"
 
 
@@ -135,14 +134,23 @@ def test_claims_are_well_formed(paper):
     assert not problems, "\n".join(problems)
 
 
+def _unaudited(printed, locations) -> list[str]:
+    """Labels with no claim whose location starts with them ("Lemma 2" is not covered by "Lemma 2.3")."""
+    return sorted(lab for lab in printed
+                  if not any(re.match(re.escape(lab) + r"(?![0-9.]*[0-9])", loc) for loc in locations))
+
+
+def test_label_matching_is_exact_about_numbers():
+    """Negative control of the completeness check: a prefix of a longer number does not cover a label."""
+    assert _unaudited({"Lemma 2", "Theorem 6.5"}, ["Lemma 2.3", "Theorem 6.5, eq. (17)"]) == ["Lemma 2"]
+    assert _unaudited({"Lemma 2"}, ["Lemma 2 (proof), choice of b"]) == []
+    assert _unaudited({"Lemma A.1"}, ["Lemma A"]) == ["Lemma A.1"]
+
+
 @pytest.mark.parametrize("paper", sorted(AUDITS))
 def test_every_numbered_label_of_the_seed_is_audited(paper):
     audit = AUDITS[paper]
-    text = (SEEDS / audit["seed"]).read_text(errors="replace")
-    printed = {f"{k} {n}" for k, n in LABEL.findall(text)}
-    locs = [c["location"] for c in audit["claims"]]
-    missing = sorted(lab for lab in printed
-                     if not any(loc == lab or re.match(re.escape(lab) + r"(?![0-9.]*[0-9])", loc) for loc in locs))
+    missing = _unaudited(labels(audit["seed"]), [c["location"] for c in audit["claims"]])
     assert not missing, f"labels printed in {audit['seed']} with no audit claim: {missing}"
 
 
