@@ -41,6 +41,7 @@ from .catalog import PAPERS, Param, register
 from .precision import (
     DEFAULT_DPS,
     Domain,
+    last_true,
     certified,
     check,
     check_seq,
@@ -268,7 +269,7 @@ SIMPLIFIED_CONSTANT = 6
 
 @register("balle2020_thm3_2_simplified", paper=B, result="Theorem 3.2 ('in particular' clause)", direction="upper",
           summary="For eps0 <= 1 and delta <= 1/100: eps <= 6 p0 eps0 sqrt(log(1/delta)/m)",
-          params=(Param("eps0", P, default="0.5", doc="eps0 in (0, 1]"), _m, _p0,
+          params=(Param("eps0", Domain.interval(0, 1, hi_closed=True), default="0.5", doc="eps0 in (0, 1]"), _m, _p0,
                   Param("delta", Domain.interval(0, Fraction(1, 100), hi_closed=True), default="1e-6", doc="delta in (0, 1/100]")),
           provenance=RE,
           note="The seed keeps 'In particular, for [eps0 <= ?] and [delta <= ?], we get [eps = O(p0 eps0 sqrt(log(1/delta)/m))]' with the numbers stripped; the regime eps0 <= 1, delta <= 1/100 and the constant 6 are ours: e^eps0 - 1 <= (e-1) eps0 and e^eps0 <= e on [0, 1], and the lower-order term is <= e(e-1)^2/(2 sqrt(log 100)) p0 eps0 sqrt(L/m) because p0, eps0 <= 1 <= sqrt(m), sqrt(L/log 100).")
@@ -818,19 +819,10 @@ def amplifies(eps, eps0) -> bool:
 
 
 def _min_int(pred, start: int = 1) -> int:
-    """Smallest integer k >= start with pred(k) True, for pred monotone (False then True)."""
+    """Smallest integer k >= start with pred(k) True, for pred monotone (False then True); galloping search."""
     if pred(start):
         return start
-    lo, hi = start, start * 2
-    while not pred(hi):
-        lo, hi = hi, hi * 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if pred(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return start + 1 + last_true(lambda j: not pred(start + j), 0)
 
 
 @register("balle2020_thm5_1_min_n", paper=B, result="Theorem 5.1 / Figure 2 (amplification threshold)", direction="exact",

@@ -53,6 +53,8 @@ from .precision import (
     DEFAULT_DPS,
     INF,
     Domain,
+    digits_of_inverse,
+    last_true,
     certified,
     check,
     check_seq,
@@ -1018,7 +1020,7 @@ def dp_filter_admits(V: Fraction, eps: Fraction, delta: Fraction) -> bool:
           returns="int", summary="Rounds of eps0-DP steps the re-derived (eps, delta)-DP filter admits: max k with k eps0^2/2 <= rho*",
           params=(Param("eps0", P_, default="0.01", doc="per-step epsilon eps0 > 0"), Param("eps", P_, default="1", doc="target epsilon > 0"), _delta),
           provenance="derived",
-          note="Candidate floor(2 rho*/eps0^2) from a 40-digit rho*, then corrected with the exact decision dp_filter_admits.")
+          note="Estimate floor(2 rho*/eps0^2) from a 40-digit rho*, settled by a galloping search with the exact decision dp_filter_admits.")
 def dp_filter_rounds_homogeneous(eps0, eps, delta) -> int:
     """feldman2021 Theorem 4.7 (re-derived): ``max{k: k eps0^2/2 + sqrt(2 k eps0^2 log(1/delta)) <= eps}`` (exact integer).
 
@@ -1028,13 +1030,8 @@ def dp_filter_rounds_homogeneous(eps0, eps, delta) -> int:
     e = check("eps", eps, P_)
     d = check("delta", delta, U)
     v0 = e0 * e0
-    r = mpf_to_fraction(dp_filter_rho_budget(e, d, dps=40))
-    k = max(int(2 * r / v0) - 2, 0)
-    while dp_filter_admits((k + 1) * v0, e, d):
-        k += 1
-    while k > 0 and not dp_filter_admits(k * v0, e, d):
-        k -= 1
-    return k
+    r = mpf_to_fraction(dp_filter_rho_budget(e, d, dps=40 + digits_of_inverse(v0)))
+    return last_true(lambda j: dp_filter_admits(j * v0, e, d), int(2 * r / v0))
 
 
 # ==========================================================================

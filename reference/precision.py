@@ -53,6 +53,8 @@ __all__ = [
     "compare_exp_rational",
     "directed_decimal",
     "mpf_to_fraction",
+    "last_true",
+    "digits_of_inverse",
     "INF",
 ]
 
@@ -447,3 +449,47 @@ def _plain(n: int, exp10: int) -> str:
         s = "0" * (k - len(s) + 1) + s
     ip, fp = s[:-k], s[-k:].rstrip("0")
     return ip + ("." + fp if fp else "")
+
+
+def last_true(pred: Callable[[int], bool], guess: int) -> int:
+    """The largest integer k >= 0 with ``pred(k)`` True, for a predicate True up to some K >= 0 and False after.
+
+    ``guess`` is any integer estimate of K (e.g. from a rounded closed form); the search gallops
+    from it by doubling steps and then bisects, so it makes O(log |guess - K| + 1) calls of
+    ``pred`` however far off the estimate is (the exact decision rules of the filters are the
+    predicates: the count returned is exact whatever the precision of the estimate).
+    Precondition: ``pred(0)`` is True (returns 0 otherwise) and ``pred`` is monotone.
+    """
+    lo = max(int(guess), 0)
+    if not pred(lo):  # K < lo: gallop down to a k with pred(k) True
+        hi, step = lo, 1
+        while True:
+            lo = max(hi - step, 0)
+            if pred(lo):
+                break
+            if lo == 0:
+                return 0
+            hi, step = lo, 2 * step
+    else:  # K >= lo: gallop up to a k with pred(k) False
+        step = 1
+        while pred(lo + step):
+            lo, step = lo + step, 2 * step
+        hi = lo + step
+    while hi - lo > 1:  # pred(lo) True, pred(hi) False
+        mid = (lo + hi) // 2
+        if pred(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def digits_of_inverse(q: Fraction) -> int:
+    """About log10(1/q) (at least, within one) for a rational q > 0, and 0 when q >= 1.
+
+    The number of decimal digits a count k ~ c/q has: a closed-form estimate of k computed with
+    this many extra digits is within a few units of k, so :func:`last_true` settles it in a
+    handful of exact decisions.
+    """
+    return max(0, len(str(q.denominator)) - len(str(q.numerator)) + 1)
+

@@ -719,7 +719,7 @@ def _thm5_1_params(eps_g, delta_g, constant):
 
 
 _epsg = Param("eps_g", P, default="1", doc="privacy budget eps_g > 0")
-_deltag = Param("delta_g", Domain.interval(0, Fraction(36787944117144232, 10**17)), default="1e-6",
+_deltag = Param("delta_g", Domain.interval(0, Fraction(36787944117144232, 10**17), False, True), default="1e-6",
                 doc="global delta_g in (0, 1/e) (checked exactly)")
 _const = Param("constant", P, default="28.04", doc="the constant of eq. (12) (28.04 in the paper)")
 

@@ -27,6 +27,8 @@ from .precision import (
     DEFAULT_DPS,
     INF,
     Domain,
+    digits_of_inverse,
+    last_true,
     certified,
     check,
     check_seq,
@@ -509,12 +511,10 @@ def filter_rounds_homogeneous(eps0, delta0, eps_target, delta_prime, delta_secon
     dp = check("delta_prime", delta_prime, U)
     d2 = check("delta_second", delta_second, Domain.unit_nonneg())
     v0 = e0 * e0
-    ys = mpf_to_fraction(y_star(et, dp, dps=30))
-    k = max(int(ys / v0) - 2, 0)  # exact floor of the 30-digit y*/eps0^2, then corrected exactly
-    while filter_admits((k + 1) * v0, et, dp):
-        k += 1
-    while k > 0 and not filter_admits(k * v0, et, dp):
-        k -= 1
+    # floor of y*/eps0^2 from a y* with enough digits to resolve k to a few units; the exact
+    # decision rule settles the count
+    ys = mpf_to_fraction(y_star(et, dp, dps=30 + digits_of_inverse(v0)))
+    k = last_true(lambda j: filter_admits(j * v0, et, dp), int(ys / v0))
     if d0 > 0:
         k = min(k, int(d2 / d0))
     return k

@@ -5,9 +5,9 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
-from reference.precision import (Domain, certified, check, check_seq, compare_exp_rational,
+from reference.precision import (digits_of_inverse, last_true, Domain, certified, check, check_seq, compare_exp_rational,
                                  directed_decimal, enclosure, sign_of, to_exact)
 
 
@@ -99,3 +99,50 @@ def test_threads_get_private_contexts():
     [t.start() for t in ts]
     [t.join() for t in ts]
     assert not errs
+
+
+# --------------------------------------------------------------------------
+# last_true / digits_of_inverse: exact counts from rough estimates
+# --------------------------------------------------------------------------
+
+@given(st.integers(0, 10**6), st.integers(-10**6, 3 * 10**6))
+@example(0, 0)
+@example(0, 10**6)
+@example(10**6, 0)
+def test_last_true_finds_the_threshold_from_any_estimate(K, guess):
+    calls = []
+
+    def pred(j):
+        calls.append(j)
+        return j <= K
+    assert last_true(pred, guess) == K
+    assert len(calls) <= 4 * (abs(guess - K).bit_length() + 2)  # galloping: logarithmic in the estimate's error
+
+
+def test_last_true_false_at_zero_returns_zero():
+    assert last_true(lambda j: False, 17) == 0
+
+
+@pytest.mark.parametrize("q,d", [(Fraction(1, 10**40), 40), (Fraction(3, 10**40), 40), (Fraction(1), 0), (Fraction(5, 2), 0), (Fraction(1, 7), 1)])
+def test_digits_of_inverse(q, d):
+    got = digits_of_inverse(q)
+    assert got >= 0 and abs(got - d) <= 1
+    assert got == 0 or 10 ** (got + 1) >= 1 / q  # never fewer digits than 1/q needs, minus one
+
+
+@pytest.mark.parametrize("eps0", ["1e-20", "1e-300"])
+def test_rounds_homogeneous_at_tiny_eps0_is_the_exact_threshold(eps0):
+    """whitehouse2022 Theorem 1 and feldman2021 Theorem 4.7 on 10^40 and 10^599 rounds: K admitted, K + 1 refused
+    (exact decisions), and K agrees with y*/eps0^2 computed independently at 700 digits."""
+    from reference import feldman2021, whitehouse2023 as W
+
+    v0 = Fraction(eps0) ** 2
+    K = W.filter_rounds_homogeneous(eps0, 0, 1, "1e-6", 0)
+    assert W.filter_admits(K * v0, Fraction(1), Fraction(1, 10**6)) and not W.filter_admits((K + 1) * v0, Fraction(1), Fraction(1, 10**6))
+    with mpmath.workdps(700):
+        L = mpmath.log(10**6)
+        ys = (mpmath.sqrt(2 * L + 2) - mpmath.sqrt(2 * L)) ** 2  # f(y) = sqrt(2Ly) + y/2 = 1
+        assert abs(ys / (mpmath.mpf(v0.numerator) / v0.denominator) - K) <= 1
+    K2 = feldman2021.dp_filter_rounds_homogeneous(eps0, 1, "1e-6")
+    assert feldman2021.dp_filter_admits(K2 * v0, Fraction(1), Fraction(1, 10**6))
+    assert not feldman2021.dp_filter_admits((K2 + 1) * v0, Fraction(1), Fraction(1, 10**6))
