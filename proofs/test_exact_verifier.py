@@ -328,3 +328,20 @@ def test_ten_thousand_rounds_loss_and_v_dependent_adversary():
     u = F(1, 235)
     r = V.verify(T.WhitehouseFilter(1, F(1, 10), 0), V.LossChasing(2 * u, u), 10000)
     assert r.max_rounds > 9000 and r.verdict == "pass"
+
+
+def test_base_interfaces_refuse_clearly():
+    """A filter target has no running bound, an odometer target no admission rule, the bare Adversary no choice."""
+    import numpy as np
+
+    from reference.verifier import Adversary
+    from reference.verifier_targets import TARGETS
+
+    filt = TARGETS["W22_thm1_filter"][0]()
+    odo = TARGETS["W22_thm2_filter_odometer"][0]()
+    with pytest.raises(TypeError, match="only odometer targets"):
+        filt.bound(None)
+    with pytest.raises(TypeError, match="only filter targets"):
+        odo.admits(None, 0, 0)
+    with pytest.raises(TypeError, match="choose"):
+        Adversary().choose(None, np.zeros(1))

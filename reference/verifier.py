@@ -193,11 +193,13 @@ class Target:
     def bind(self, menu: tuple) -> None:
         """Called once per run with the exact menu ((eps, delta) pairs); default: nothing."""
 
-    def admits(self, state: AccState, eps_n: Fraction, delta_n: Fraction) -> bool:  # pragma: no cover - interface
-        raise NotImplementedError
+    def admits(self, state: AccState, eps_n: Fraction, delta_n: Fraction) -> bool:
+        """Filters: whether the step (eps_n, delta_n) runs from the exact accountant ``state``."""
+        raise TypeError(f"{type(self).__name__} ({self.kind}) does not decide admission: only filter targets define admits()")
 
-    def bound(self, state: AccState) -> Optional[Fraction]:  # pragma: no cover - interface
-        raise NotImplementedError
+    def bound(self, state: AccState) -> Optional[Fraction]:
+        """Odometers: the (rounded-up, rational) bound u_n at ``state``; None means +inf."""
+        raise TypeError(f"{type(self).__name__} ({self.kind}) has no running bound: only odometer targets define bound()")
 
     @property
     def allowed(self) -> Fraction:
@@ -223,8 +225,9 @@ class Adversary:
     name = "adversary"
     menu: tuple = ()
 
-    def choose(self, view: View, k: np.ndarray) -> np.ndarray:  # pragma: no cover - interface
-        raise NotImplementedError
+    def choose(self, view: View, k: np.ndarray) -> np.ndarray:
+        """Menu index per loss index ``k`` (-1 stops); every concrete adversary defines it."""
+        raise TypeError(f"{type(self).__name__} defines no choose(view, k): subclass Adversary and define it")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
