@@ -168,49 +168,8 @@ def test_symbolic_identities():
     assert D("prop3_4_dummies").steps[4][1] == sp.exp(-1)
 
 
-# ---------------------------------------------------------------------------
-# Lemma A.1 against random finite LDP mechanisms (exact rationals); tight; negative control
-# ---------------------------------------------------------------------------
-
-def _random_ldp(r, E, k_in, k_out):
-    """A random mechanism on k_in inputs, k_out outputs with every likelihood ratio in [1/E, E] (exact)."""
-    base = [F(r.randint(1, 20)) for _ in range(k_out)]
-    rows = []
-    for _ in range(k_in):
-        row = [b * (1 + F(r.randint(0, 100), 100)) for b in base]  # within [1, 2] times base
-        tot = sum(row)
-        rows.append([x / tot for x in row])
-    # normalisation changes ratios by at most another factor 2: ratios between rows stay within [1/4, 4] = [1/E, E]
-    return rows
-
-
-def test_lemma_a1_bound_holds_on_random_mechanisms_and_is_tight():
-    r = random.Random(7)
-    E = F(4)
-    e0 = mpf_to_fraction(certified(lambda c, e: c.log(e), (E,), "upper", 40))
-    worst = F(0)
-    for _ in range(300):
-        A = _random_ldp(r, E, 4, 3)
-        assert all(a / b <= E for r1 in A for r2 in A for a, b in zip(r1, r2))
-        qbar = F(r.randint(1, 100), 100)
-        q, qp = qbar * F(r.randint(0, 10), 10), qbar * F(r.randint(0, 10), 10)
-        w = [F(r.randint(0, 5)) for _ in range(2)]
-        if not any(w):
-            w[0] = F(1)
-        omega = [sum(wi * A[2 + i][o] for i, wi in enumerate(w)) / sum(w) for o in range(3)]
-        P = [q * A[0][o] + (1 - q) * omega[o] for o in range(3)]
-        Q = [qp * A[1][o] + (1 - qp) * omega[o] for o in range(3)]
-        ratio = max(p / x for p, x in zip(P, Q))
-        assert ratio <= 1 + qbar * (E - 1)
-        worst = max(worst, (ratio - 1) / (qbar * (E - 1)))
-        assert mpmath.log(mpmath.mpf(ratio.numerator) / ratio.denominator) <= B.lemma_a1_eps(qbar, e0)
-    # tightness: omega = A(x'), A(x) = E A(x') on one output
-    A0, A1 = [F(4, 5), F(1, 5)], [F(1, 5), F(4, 5)]  # RR with E = 4
-    qbar = F(1, 5)
-    P = [qbar * A0[o] + (1 - qbar) * A1[o] for o in range(2)]
-    assert max(p / x for p, x in zip(P, A1)) == 1 + qbar * (E - 1)
-    # negative control: half the bound is violated by that instance
-    assert mpmath.log(1 + 3 * mpmath.mpf(1) / 5) > B.lemma_a1_eps(qbar, e0) / 2
+# Lemma A.1 against random finite LDP mechanisms (every event, exact rationals), its tightness and a
+# halved-bound control: proofs/test_balle2020_lema_1.py.
 
 
 @given(st.lists(st.fractions(min_value=0, max_value=1), min_size=1, max_size=12),
