@@ -450,9 +450,20 @@ def _bound_value(b, V: F, c):
     if b.key in ("nc_renyi_odometer_no_union", "nc_renyi_odometer_quarter_log"):
         k, s = (1, 1) if b.key == "nc_renyi_odometer_no_union" else (len(RENYI_ALPHAS), c.mpf(1) / 4)
         return min(mpq(c, a) * VV / 2 + s * c.log(k / d) / (mpq(c, a) - 1) for a in RENYI_ALPHAS)
+    if b.key == "nc_rogers_odometer_no_union_quarter_log":
+        return _rogers_control_value(b, V, c)
     if b.key in ("test_two_sided", "test_one_sided"):
         return c.sqrt(VV) / 2 + VV / 4 + c.sqrt(2) / 1000
     raise KeyError(b.key)
+
+
+def _rogers_control_value(b, V: F, c):
+    """rogers2016 eqs. (17)/(18) written out in mpmath with F = log(1/delta)/4 and mean term k_U V/2."""
+    d, VV, g = mpq(c, b.delta_claim), mpq(c, V), mpq(c, F(1, b.params["n_records"] ** 2))
+    Fq = c.log(1 / d) / 4
+    dev = (2 * c.sqrt(VV * (1 + c.log(c.sqrt(3))) * Fq) if g <= VV <= 1
+           else c.sqrt(2 * (g + VV) * (1 + c.log(1 + VV / g) / 2) * Fq))
+    return mpq(c, b.params["k_U"]) * VV / 2 + dev
 
 
 BS = make_boundaries(F(1, 10), F(2), include_negative=True)
@@ -662,6 +673,74 @@ def test_rogers_thm6_5_boundary_vs_public_odometer():
         assert abs(mpq(c, lo) + mean_term - mpq(c, V) / 2 - odo) < c.mpf(10) ** -40
 
 
+def test_rogers_control_vs_public_odometer():
+    """nc_rogers_odometer_no_union_quarter_log is reference.rogers2016.advanced_odometer with its deviation term scaled by
+    sqrt(log(1/delta)/(4 log(2|D|/delta))) and its mean term replaced by k_U V/2 >= sum eps(e^eps - 1)/2 (eps <= eps_max),
+    so it lies above the broken odometer (a "fail" is conservative); k_U >= (e^eps_max - 1)/eps_max to 60 digits."""
+    from reference.martingales.boundaries import rogers_mean_kappa
+
+    c = hp(60)
+    for em in (F(1, 5), F(1, 2), F(3)):
+        k = rogers_mean_kappa(em)
+        t = (c.exp(mpq(c, em)) - 1) / mpq(c, em)
+        assert mpq(c, k) - c.mpf(10) ** -14 < t <= mpq(c, k)
+    d, n = F(1, 10), 100
+    b = next(x for x in make_boundaries(d, F(10), n_records=n, include_negative=True)
+             if x.key == "nc_rogers_odometer_no_union_quarter_log")
+    assert b.negative_control and b.two_sided and b.strict and b.params["eps_max"] == F(1, 5)
+    m = len(rogers2016.beta_grid(F(1, n * n)))
+    scale = c.sqrt(c.log(1 / mpq(c, d)) / (4 * c.log(2 * m / mpq(c, d))))
+    for seq in ([F(1, 10)], [F(1, 20)] * 3, [F(1, 5)] * 30, [F(1, 20), F(1, 10), F(1, 5)] * 100, [F(1, 5)] * 1000):
+        V = sum(e * e for e in seq)
+        mean_term = sum(mpq(c, e) * (c.exp(mpq(c, e)) - 1) / 2 for e in seq)
+        odo = mpq(c, mpf_to_fraction(rogers2016.advanced_odometer(seq, [0] * len(seq), d, n)))
+        broken = mean_term + (odo - mean_term) * scale
+        lo, hi = ends(b.iv(ivctx(200), V))
+        assert broken <= mpq(c, lo)
+        assert abs(mpq(c, lo) - mpq(c, b.params["k_U"] * V) / 2 - (odo - mean_term) * scale) < c.mpf(10) ** -40
+        assert abs(mpq(c, hi) - _rogers_control_value(b, V, c)) < c.mpf(10) ** -40
+
+
+def test_rogers_control_rejected_and_exact_crossing_exceeds_delta():
+    """The Rogers control is rejected (CP lower bound > delta) and, independently, its crossing probability computed
+    exactly exceeds delta: (i) two-sided, the checked boundary, by enumeration at 50 digits (the MC frequency lies in
+    its CP interval); (ii) one-sided, the broken odometer itself with its true mean term sum eps(e^eps - 1)/2, by
+    proofs/adaptive_rr.odometer_crossing at 60 digits (a lower bound of its two-sided crossing probability)."""
+    T, N, e = 100, 60_000, F(1, 10)  # homogeneous eps = 1/10: V runs over [1/100, 1], eq. (17)'s range
+    d = F(1, 10)
+    b = next(x for x in make_boundaries(d, F(1), include_negative=True) if x.key == "nc_rogers_odometer_no_union_quarter_log")
+    adv = Adversary("rog_nc", "", F(1, 20), (2,), "fixed", (0,))
+    plan = make_plan(adv, [b], T, rounding="down", seed=6)
+    res = simulate(plan, N, seed=6)
+    k, a = res.crossed[0], res.ambiguous[0]
+    assert a == 0
+    assert binomial_exceeds(N, k, d + F(T, 2 ** 32), ALPHA), k / N
+    p_two = _exact_markov_crossing(adv, plan, b, T)
+    assert _cp_contains(N, k, float(p_two), T), (k / N, float(p_two))
+    n = b.params["n_records"]
+    m = len(rogers2016.beta_grid(F(1, n * n)))
+    with mpmath.workdps(60):
+        c = mpmath.mp
+        mu = mpq(c, e) * (c.exp(mpq(c, e)) - 1) / 2
+        scale = c.sqrt(c.log(1 / mpq(c, d)) / (4 * c.log(2 * m / mpq(c, d))))
+
+        @functools.lru_cache(maxsize=None)
+        def broken(V):
+            steps = V / (e * e)
+            assert steps.denominator == 1
+            s_ = int(steps)
+            odo = mpq(c, mpf_to_fraction(rogers2016.advanced_odometer([e] * s_, [0] * s_, d, n)))
+            return s_ * mu + (odo - s_ * mu) * scale
+
+        p_one = adaptive_rr.odometer_crossing(adaptive_rr.homogeneous(e), T, broken)
+        p_chk = adaptive_rr.odometer_crossing(adaptive_rr.homogeneous(e), T,
+                                              functools.lru_cache(maxsize=None)(lambda V: _bound_value(b, V, c)))
+    # the checked control lies above the broken odometer; one side is part of the two-sided event
+    assert p_chk <= p_one and p_chk <= p_two + mpmath.mpf(10) ** -30
+    # exact values: p_chk = 0.2012, p_one = 0.2052 (one side alone exceeds delta twice over), p_two = 0.2929 (MC 0.2939)
+    assert p_chk > 3 * float(d) / 2 and p_two > 5 * float(d) / 2, (float(p_chk), float(p_one), float(p_two))
+
+
 def test_renyi_boundary_vs_public_odometer_and_kappa():
     """feldman2021 Renyi odometer: kappa <= tanh(eps_max/2)/eps_max (60 digits), R = sum eps tanh(eps/2) >= kappa V,
     and b(V) <= renyi_odometer_zcdp(R) for mixed sequences with eps <= eps_max."""
@@ -864,7 +943,7 @@ def test_cupy_cli_quick_run(capsys):
     rc = run_cli(_parse(["--quick", "--backend", "cupy", "--include-negative-controls", "--paths", "40000"]))
     out = capsys.readouterr().out
     assert rc == 0, out
-    assert out.count("(expected fail)") == 6 and "cupy" in out
+    assert out.count("(expected fail)") == 7 and "cupy" in out
 
 
 @needs_gpu
@@ -893,13 +972,13 @@ def test_cli_quick_table_with_negative_controls(capsys):
     assert rc == 0, out
     head = out.splitlines()[0].split()
     assert head[:2] == ["process", "condition"] and "worst" in head and "margin" in head and "verdict" in head
-    assert out.count("(expected fail)") == 6
+    assert out.count("(expected fail)") == 7
     assert "CONTROL ESCAPED" not in out
     for key in ("whitehouse_exp", "rogers_lem4_2", "whitehouse_mixture", "whitehouse2023_lem6_renyi",
                 "feldman2021_thm3_1", "whitehouse2022_thm3_linear", "whitehouse2022_thm2_stitched_odometer",
                 "whitehouse2023_lem3_rogers_odometer_as_quoted", "rogers2016_thm6_5_odometer",
                 "feldman2021_renyi_odometer_zcdp", "feldman2021_renyi_odometer_kl", "nc_renyi_odometer_no_union",
-                "nc_renyi_odometer_quarter_log"):
+                "nc_renyi_odometer_quarter_log", "nc_rogers_odometer_no_union_quarter_log"):
         assert key in out
 
 
@@ -912,7 +991,8 @@ def test_cli_json_and_underpowered_controls_exit_3(capsys):
     assert rc == 3 == rep["exit_status"]
     crossing = [r for r in rep["rows"] if r["kind"] == "crossing"]
     assert {r["details"]["boundary"] for r in crossing} >= {"nc_mixture_half_log", "nc_fixed_time_odometer",
-                                                          "nc_renyi_odometer_no_union", "nc_renyi_odometer_quarter_log"}
+                                                          "nc_renyi_odometer_no_union", "nc_renyi_odometer_quarter_log",
+                                                          "nc_rogers_odometer_no_union_quarter_log"}
     assert all(r["verdict"] == "pass" for r in rep["rows"] if not r["negative_control"])
     assert rep["command"].startswith("fullyadaptive check-martingales")
 
@@ -958,7 +1038,7 @@ def test_full_long_horizon_run_new_odometers():
     rows = {r["process"]: r for r in rep["rows"] if r["kind"] == "crossing"}
     for key in ("rogers2016_thm6_5_odometer", "feldman2021_renyi_odometer_zcdp"):
         assert rows[key]["verdict"] == "pass" and len(rows[key]["details"]["adversaries"]) == 4
-    for key in ("nc_renyi_odometer_no_union", "nc_renyi_odometer_quarter_log"):
+    for key in ("nc_renyi_odometer_no_union", "nc_renyi_odometer_quarter_log", "nc_rogers_odometer_no_union_quarter_log"):
         assert rows[key]["verdict"] == "fail"
 
 

@@ -32,9 +32,14 @@ Negative controls (must be rejected): ``nc_mixture_half_log`` (Theorem 4's bound
 with its log term halved), ``nc_fixed_time_odometer`` (``sqrt(2 V log(1/delta)) + V/2``,
 valid at one fixed time only, used at every n), ``nc_renyi_odometer_no_union`` (the Renyi
 odometer without its union bound: ``log(1/delta)`` in place of ``log(|A|/delta)``, i.e. the
-order picked after the fact) and ``nc_renyi_odometer_quarter_log`` (its log term divided
-by 4).  The Renyi controls use the upper bound ``R <= V/2`` (``eps tanh(eps/2) <= eps^2/2``),
-so the checked control is *above* the broken odometer and a "fail" is conservative too.
+order picked after the fact), ``nc_renyi_odometer_quarter_log`` (its log term divided
+by 4) and ``nc_rogers_odometer_no_union_quarter_log`` (rogers2016 Theorem 6.5, eqs. (17)/(18),
+two-sided, with ``F = log(2|D|/delta_g)`` replaced by ``log(1/delta_g)/4``: no union bound over
+the grid D nor over the two sides, and that log divided by 4, i.e. the no-union deviation term halved).
+The Renyi controls use the upper bound ``R <= V/2`` (``eps tanh(eps/2) <= eps^2/2``) and the
+Rogers control the upper bound ``sum eps (e^eps - 1)/2 <= k_U V/2``, ``k_U`` = :func:`rogers_mean_kappa`
+(``eps_max``) ``>= (e^eps_max - 1)/eps_max`` (increasing in eps), so each checked control is *above*
+the broken odometer on every path with steps ``eps <= eps_max`` and a "fail" is conservative too.
 """
 from __future__ import annotations
 
@@ -52,7 +57,7 @@ from ..precision import certified, iv_const, mpf_to_fraction
 from ._iv import ends, ivctx
 
 __all__ = ["Boundary", "make_boundaries", "BOUNDARY_KEYS", "NEGATIVE_BOUNDARY_KEYS", "ceil_certified",
-           "floor_certified"]
+           "floor_certified", "rogers_mean_kappa"]
 
 F = Fraction
 BIG = 2 ** 31 - 1  # "never crossed" threshold
@@ -109,7 +114,7 @@ BOUNDARY_KEYS = ("whitehouse2022_thm3_linear", "whitehouse2022_thm4_mixture", "w
                  "whitehouse2023_lem3_rogers_odometer_as_quoted", "rogers2016_thm6_5_odometer",
                  "feldman2021_renyi_odometer_zcdp")
 NEGATIVE_BOUNDARY_KEYS = ("nc_mixture_half_log", "nc_fixed_time_odometer", "nc_renyi_odometer_no_union",
-                          "nc_renyi_odometer_quarter_log")
+                          "nc_renyi_odometer_quarter_log", "nc_rogers_odometer_no_union_quarter_log")
 
 #: The Renyi odometer's default order grid (reference.feldman2021._ALPHAS_DEFAULT), fixed before the interaction.
 RENYI_ALPHAS = tuple(F(a) for a in ("5/4", "3/2", "2", "3", "4", "6", "8", "12", "16", "24", "32", "64", "128"))
@@ -127,6 +132,17 @@ def renyi_kappa(eps_max) -> Fraction:
     q = mpf_to_fraction(certified(lambda c, e: (1 - 2 / (c.exp(e) + 1)) / e, (e,), "lower", 30))
     s = F(10) ** 15
     return F(math.floor(q * s), s)
+
+
+def rogers_mean_kappa(eps_max) -> Fraction:
+    """A rational ``k_U >= (e^eps_max - 1)/eps_max`` (certified, 15 digits): ``sum eps_i (e^eps_i - 1)/2 <= k_U V/2`` if all eps_i <= eps_max.
+
+    ``(e^x - 1)/x`` is increasing in x > 0, so ``eps (e^eps - 1) <= k_U eps^2`` for every ``eps <= eps_max``.
+    """
+    e = F(eps_max)
+    q = mpf_to_fraction(certified(lambda c, e: (c.exp(e) - 1) / e, (e,), "upper", 30))
+    s = F(10) ** 15
+    return F(math.ceil(q * s), s)
 
 
 def _renyi_min_iv(c, V, alphas, kappa, d, k_log, scale):
@@ -156,7 +172,8 @@ def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: boo
     the target eps of ``y* = V_ref/2`` rounded up to 6 digits; the Rogers et al.
     odometers with ``|x| = n_records``, valid for ``delta <= 1/e``; the Renyi odometer on the
     grid :data:`RENYI_ALPHAS` with ``R >= kappa V``, ``kappa`` = :func:`renyi_kappa` (``eps_max``):
-    valid for adversaries whose steps have ``eps <= eps_max`` (default 1/5, the checker's 4 x 1/20).
+    valid for adversaries whose steps have ``eps <= eps_max`` (default 1/5, the checker's 4 x 1/20); ``eps_max``
+    also sets the Rogers control's mean-term bound ``k_U`` (:func:`rogers_mean_kappa`).
     """
     d = F(delta)
     Vr = F(V_ref)
@@ -336,6 +353,32 @@ def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: boo
             iv=lambda c, V, A=A, d=d: _renyi_min_iv(c, V, A, F(1, 2), d, len(A), F(1, 4)),
             np=lambda xp, V, A=tuple(float(a) for a in A), d=float(d): _renyi_min_np(xp, V, A, 0.5, d, len(A), 0.25),
             negative_control=True))
+        # rogers2016 Theorem 6.5 with F = log(1/delta)/4 in place of log(2|D|/delta) (two-sided, like the genuine one);
+        # mean term k_U V/2 >= sum eps(e^eps - 1)/2: the checked control lies above the broken odometer
+        if d < F(36787944117144232, 10 ** 17) and n_records >= 2:
+            n = int(n_records)
+            gam = F(1, n * n)
+            kU = rogers_mean_kappa(eps_max)
+
+            def rog_nc(c, V, gam=gam, d=d, kU=kU):
+                VV, gg, k = iv_const(c, V), iv_const(c, gam), iv_const(c, kU)
+                Fq = -c.log(iv_const(c, d)) / 4
+                if gam <= V <= 1:
+                    return k * VV / 2 + 2 * c.sqrt(VV * (1 + c.log(c.mpf(3)) / 2) * Fq)
+                return k * VV / 2 + c.sqrt(2 * (gg + VV) * (1 + c.log(1 + VV / gg) / 2) * Fq)
+
+            def rog_nc_np(xp, V, gam=float(gam), d=float(d), kU=float(kU)):
+                Fq = -math.log(d) / 4
+                in_rng = kU * V / 2 + 2 * xp.sqrt(V * (1 + math.log(3) / 2) * Fq)
+                out_rng = kU * V / 2 + xp.sqrt(2 * (gam + V) * (1 + xp.log1p(V / gam) / 2) * Fq)
+                return xp.where((V >= gam) & (V <= 1.0), in_rng, out_rng)
+
+            out.append(Boundary(
+                "nc_rogers_odometer_no_union_quarter_log",
+                f"NEGATIVE CONTROL: Rogers et al. Thm 6.5 odometer with F = log(1/delta)/4 (|x|={n}), mean term {float(kU):.6g} V/2",
+                "negative control (rogers2016 Theorem 6.5 without its union bound, log term divided by 4)", "L", True, d,
+                {"n_records": n, "k_U": kU, "eps_max": F(eps_max)},
+                iv=rog_nc, np=rog_nc_np, negative_control=True, two_sided=True))
     return out
 
 
