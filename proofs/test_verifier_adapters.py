@@ -83,24 +83,23 @@ def _rho(t, e):
     return t._by_eps[e]
 
 
-def _can(obj, t, e, d):
+def _step_args(obj, t, e, d) -> tuple:
+    """The arguments each filter's can_run/try_run takes for the menu step (e, d)."""
     if isinstance(obj, (DPFilter, BasicFilter, AdvancedFilter)):
-        return obj.can_run(e, d)
+        return (e, d)
     if isinstance(obj, ZCDPFilter):
-        return obj.can_run(_rho(t, e), 0)
+        return (_rho(t, e), 0)
     if isinstance(obj, RenyiDPFilter):
-        return obj.can_run(e)
-    return obj.can_run(_rho(t, e))
+        return (e,)
+    return (_rho(t, e),)
+
+
+def _can(obj, t, e, d):
+    return obj.can_run(*_step_args(obj, t, e, d))
 
 
 def _try(obj, t, e, d):
-    if isinstance(obj, (DPFilter, BasicFilter, AdvancedFilter)):
-        return obj.try_run(e, d)
-    if isinstance(obj, ZCDPFilter):
-        return obj.try_run(_rho(t, e), 0)
-    if isinstance(obj, RenyiDPFilter):
-        return obj.try_run(e)
-    return obj.try_run(_rho(t, e))
+    return obj.try_run(*_step_args(obj, t, e, d))
 
 
 @pytest.mark.parametrize("name", ODOMETERS)
