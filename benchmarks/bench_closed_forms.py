@@ -8,7 +8,7 @@ Targets:
      closed form; entries that optimise, solve or enumerate (ids containing one of
      :data:`NUMERIC_MARKERS`: an order alpha optimised, a root, an exact dynamic programme)
      are listed separately against 1 s;
-(ii) if :mod:`reference.filters` has ``DPFilter``: the per-step decision time of
+(ii) if :mod:`reference.accountants.whitehouse2023` has ``DPFilter``: the per-step decision time of
      ``DPFilter.try_run`` over 10^4 steps of eps = 0.001 (delta' = 1e-6, target eps = 1,
      so every step is admitted and every decision is a full exact test).
 
@@ -78,12 +78,12 @@ def _kw_for(params, values: dict[str, object]) -> dict:
 def bench_filter(steps: int):
     """Per-step times (seconds) of DPFilter.try_run, or a string saying why it was skipped."""
     try:
-        from reference import filters
+        from reference.accountants import whitehouse2023 as filters
     except ImportError as exc:
-        return f"skipped: reference.filters is not importable ({exc})"
+        return f"skipped: reference.accountants.whitehouse2023 is not importable ({exc})"
     DPFilter = getattr(filters, "DPFilter", None)
     if DPFilter is None:
-        return "skipped: reference.filters has no DPFilter"
+        return "skipped: reference.accountants.whitehouse2023 has no DPFilter"
     try:
         ctor = inspect.signature(DPFilter).parameters
         f = DPFilter(**_kw_for(ctor, {"eps_target": "1", "eps": "1", "epsilon": "1", "delta_prime": "1e-6",

@@ -30,7 +30,7 @@ except ImportError:  # run from a checkout without installing
 
 import mpmath  # noqa: E402
 
-from reference.classical import kov_delta, kov_eps  # noqa: E402
+from reference.bounds.classical import kov_delta, kov_eps  # noqa: E402
 from reference.precision import directed_decimal  # noqa: E402
 
 TARGET_S = 5.0

@@ -1,4 +1,4 @@
-"""Benchmark of the exact verifier (reference.verifier): rounds/s and states processed, one run each.
+"""Benchmark of the exact verifier (reference.verify.engine): rounds/s and states processed, one run each.
 
 Setting: the whitehouse2022 Theorem 2 filter odometer (shipped ``Odometer``, eps_target = 1,
 delta' = 1/10) against the loss- and V-dependent ``LossChasing`` adversary (eps in {u, 2u}, raises
@@ -14,8 +14,8 @@ import argparse
 import time
 from fractions import Fraction as F
 
-from reference.verifier import LossChasing, verify
-from reference.verifier_targets import WhitehouseFilter, WhitehouseOdometer
+from reference.verify.engine import LossChasing, verify
+from reference.verify.targets import WhitehouseFilter, WhitehouseOdometer
 
 TARGET_SECONDS_PER_1E3 = 60.0
 

@@ -119,11 +119,11 @@ def random_adaptive(seed, choices):
 
 
 # ---------------------------------------------------------------------------
-# Second route for reference.verifier: the same model, state by state, in mpmath
+# Second route for reference.verify.engine: the same model, state by state, in mpmath
 # ---------------------------------------------------------------------------
 
 def exact_verify(target, adversary, rounds: int, *, retry: bool = True, dps: int = 60):
-    """Unvectorised high-precision route for :func:`reference.verifier.verify` (same model, independent bookkeeping).
+    """Unvectorised high-precision route for :func:`reference.verify.engine.verify` (same model, independent bookkeeping).
 
     Walks the states ``(loss index, V index, delta index, counts)`` level by level (one step per
     level, no merging across levels), calls the adversary on one loss value at a time and the
@@ -136,7 +136,7 @@ def exact_verify(target, adversary, rounds: int, *, retry: bool = True, dps: int
     import numpy as np
     from mpmath.ctx_mp import MPContext
 
-    from reference.verifier import AccState, View
+    from reference.verify.engine import AccState, View
 
     c = MPContext()
     c.dps = dps

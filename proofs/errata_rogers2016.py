@@ -12,9 +12,9 @@ from fractions import Fraction as F
 
 import mpmath
 
-from reference import rogers2016 as R
-from reference import rogers_games as G
-from reference import whitehouse2023 as W
+from reference.bounds import rogers2016 as R
+from reference.simulate import rogers2016_games as G
+from reference.bounds import whitehouse2023 as W
 from reference.precision import compare_exp_rational, mpf_to_fraction
 
 
@@ -39,7 +39,7 @@ def check_lemma2_3_pdp():
     """Lemma 2.3, second claim: an exact (1/10, 1/1000)-DP pair whose point-wise bad mass at 2 eps is 1/100 > 2 delta/e^eps.
 
     P = (1/100, 99/100), Q = (51/6250, 6199/6250).  DP (both directions, every event) is decided exactly by
-    :func:`reference.rogers2016.is_dp`; the binding event is A: 1/100 <= e^{1/10} * 51/6250 + 1/1000 = 0.010018...
+    :func:`reference.bounds.rogers2016.is_dp`; the binding event is A: 1/100 <= e^{1/10} * 51/6250 + 1/1000 = 0.010018...
     L(A) = log(625/510) > 2 eps = 1/5 since e^{1/5} = 1.2214 < 625/510 = 1.2255.  So the point-wise bad mass at
     2 eps is 1/100, above the printed 2 e^{-1/10}/1000 = 0.00181 and below the corrected
     delta (e^{2 eps} + 1)/(e^eps (e^eps - 1)) = 0.01000...

@@ -68,7 +68,7 @@ def check_intro_rate():
 def check_def5_arity():
     """Def. 5 types u_n on (eps_{1:n-1}, delta_{1:n-1}) and names the bound U-bar_n, but Theorem 2 (and the proof)
     evaluate u_n(eps_{1:n}, delta_{1:n}) =: U_n: two histories equal up to n-1 with different eps_n get different bounds."""
-    from reference.filters import Odometer
+    from reference.accountants.whitehouse2023 import Odometer
 
     a, b = Odometer("1e-6", rho=1), Odometer("1e-6", rho=1)
     for o, last in ((a, F(1, 10)), (b, F(1, 2))):

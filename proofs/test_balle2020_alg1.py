@@ -14,8 +14,8 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from reference import checkins as C
-from reference import checkins_exact as X
+from reference.simulate import checkins as C
+from reference.verify import checkins_exact as X
 
 
 def test_algorithm_1_structure():

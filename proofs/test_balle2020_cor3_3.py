@@ -19,8 +19,8 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from reference import balle2020 as B
-from reference import checkins_exact as X
+from reference.bounds import balle2020 as B
+from reference.verify import checkins_exact as X
 from test_balle2020_thm3_2 import eps0_of, within
 
 

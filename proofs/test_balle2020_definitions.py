@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import checkins as C
-from reference import checkins_exact as X
+from reference.simulate import checkins as C
+from reference.verify import checkins_exact as X
 from reference.precision import compare_exp_rational, mpf_to_fraction
 
 

@@ -20,7 +20,7 @@ import mpmath
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import balle2020 as B
+from reference.bounds import balle2020 as B
 from test_balle2020_thm3_2 import eps0_of
 
 

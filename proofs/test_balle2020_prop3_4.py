@@ -16,7 +16,7 @@ import mpmath
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import balle2020 as B
+from reference.bounds import balle2020 as B
 
 
 def brute_dummies(n, m, p0):

@@ -17,7 +17,7 @@ import mpmath
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import balle2020 as B
+from reference.bounds import balle2020 as B
 
 
 def brute(n, m, p0):

@@ -14,8 +14,8 @@ import mpmath
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import balle2020 as B
-from reference import checkins_exact as X
+from reference.bounds import balle2020 as B
+from reference.verify import checkins_exact as X
 from test_balle2020_thm3_2 import eps0_of, within
 
 

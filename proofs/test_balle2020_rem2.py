@@ -12,8 +12,8 @@ from fractions import Fraction as F
 import mpmath
 import numpy as np
 
-from reference import balle2020 as B
-from reference import checkins as C
+from reference.bounds import balle2020 as B
+from reference.simulate import checkins as C
 
 
 def test_remark_2_one_run_gives_m_updates():

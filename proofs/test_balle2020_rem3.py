@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import mpmath
 
-from reference import balle2020 as B
+from reference.bounds import balle2020 as B
 
 
 def test_remark_3_rate_in_n():

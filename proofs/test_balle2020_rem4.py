@@ -12,7 +12,7 @@ from fractions import Fraction as F
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import balle2020 as B
+from reference.bounds import balle2020 as B
 
 
 def non_participating(n, m, p0, T=None):

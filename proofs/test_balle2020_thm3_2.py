@@ -15,7 +15,7 @@ Proof-sketch claim: the posterior probability that client 1 is used at step j gi
 most pi_j / (1 - s_j (1 - e^-eps0)) (pi_j = p0/m the prior, s_j = (j-1) p0/m).
 
 Ground truth: the exact privacy curve delta(eps) of Algorithm 1 with randomized response (e^eps0 = E rational),
-``reference.checkins_exact`` (dynamic program, cross-checked by brute force over all check-in patterns); every
+``reference.verify.checkins_exact`` (dynamic program, cross-checked by brute force over all check-in patterns); every
 bound must satisfy delta_exact(eps_bound) <= delta (one-sided, certified).  Negative control: half the bound is
 caught.  The helpers ``eps0_of``, ``within``, ``violated`` are reused by the other balle2020 modules.
 """
@@ -29,8 +29,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import balle2020 as B
-from reference import checkins_exact as X
+from reference.bounds import balle2020 as B
+from reference.verify import checkins_exact as X
 from reference.precision import certified, compare_exp_rational, mpf_to_fraction, to_exact
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import balle2020 as B
+from reference.bounds import balle2020 as B
 
 
 @given(st.fractions(min_value=F(1, 10), max_value=10, max_denominator=10), st.fractions(min_value=F(1, 10), max_value=10, max_denominator=10),

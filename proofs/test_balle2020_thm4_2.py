@@ -17,7 +17,7 @@ import mpmath
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import balle2020 as B
+from reference.bounds import balle2020 as B
 
 
 @given(st.lists(st.integers(0, 20), min_size=1, max_size=30).filter(lambda c: any(c)),

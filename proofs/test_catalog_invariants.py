@@ -578,7 +578,7 @@ def time_limit(seconds: int):
 def test_finding_whitehouse2022_rounds_homogeneous_tiny_eps0_terminates():
     """Found by the invariants: stepping k one at a time from a 30-digit estimate never finished at eps0 = 1e-20
     (k ~ 1e38); the search now gallops (reference.precision.last_true) and the count is still exact."""
-    from reference.whitehouse2023 import filter_admits
+    from reference.bounds.whitehouse2023 import filter_admits
     with time_limit(3):
         k = get("whitehouse2022_thm1_rounds_homogeneous").func(eps0="1e-20", delta0=0, eps_target=1, delta_prime="1e-6",
                                                                delta_second=0)
@@ -588,7 +588,7 @@ def test_finding_whitehouse2022_rounds_homogeneous_tiny_eps0_terminates():
 
 def test_finding_feldman2021_rounds_homogeneous_tiny_eps0_terminates():
     """Found by the invariants: the same one-step correction from a 40-digit estimate never finished at eps0 = 1e-25."""
-    from reference.feldman2021 import dp_filter_admits
+    from reference.accountants.feldman2021 import dp_filter_admits
     with time_limit(3):
         k = get("feldman2021_thm4_7_rounds_homogeneous").func(eps0="1e-25", eps=1, delta="1e-6")
     v0, one, d = Fraction(1, 10**50), Fraction(1), Fraction(1, 10**6)

@@ -11,7 +11,7 @@ from importlib import resources
 import mpmath
 import pytest
 
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 from reference.precision import compare_exp_rational, mpf_to_fraction
 
 LEDGER = json.loads(resources.files("reference").joinpath("data/errata.json").read_text())

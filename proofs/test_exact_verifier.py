@@ -1,4 +1,4 @@
-"""The exact verifier of filters and odometers (reference.verifier, reference.verifier_targets).
+"""The exact verifier of filters and odometers (reference.verify.engine, reference.verify.targets).
 
 Source: whitehouse2022 Lemma 3 (seed 000/001; conditional randomized response is the worst
 case of a conditionally (eps_n, delta_n)-DP step) and rogers2016 Theorem 2.7 / Lemma 3.4
@@ -11,7 +11,7 @@ case of a conditionally (eps_n, delta_n)-DP step) and rogers2016 Theorem 2.7 / L
 and a target passes iff hi <= its claimed delta.  Second routes: proofs/adaptive_rr.py (the
 pre-existing 60-digit enumeration over merged (loss, V, n) states, and the unvectorised
 ``exact_verify``), rogers_games.markov_stopped_law (interval arithmetic) for Algorithm 5,
-and kairouz2015's optimal composition (reference.classical.kov_delta) for the homogeneous
+and kairouz2015's optimal composition (reference.bounds.classical.kov_delta) for the homogeneous
 adversary.
 """
 from __future__ import annotations
@@ -28,12 +28,12 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 import adaptive_rr as A
-from reference import rogers_games as G
-from reference import verifier as V
-from reference import verifier_targets as T
-from reference.classical import kov_delta
+from reference.simulate import rogers2016_games as G
+from reference.verify import engine as V
+from reference.verify import targets as T
+from reference.bounds.classical import kov_delta
 from reference.precision import mpf_to_fraction
-from reference.whitehouse2023 import filter_admits, filter_rounds_homogeneous
+from reference.bounds.whitehouse2023 import filter_admits, filter_rounds_homogeneous
 
 
 def q2m(x: F):
@@ -296,7 +296,7 @@ def test_citations_and_docstrings():
 
 
 def _cli(argv):
-    from reference import cli_verify
+    from reference.cli import verify as cli_verify
 
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers()
@@ -334,8 +334,8 @@ def test_base_interfaces_refuse_clearly():
     """A filter target has no running bound, an odometer target no admission rule, the bare Adversary no choice."""
     import numpy as np
 
-    from reference.verifier import Adversary
-    from reference.verifier_targets import TARGETS
+    from reference.verify.engine import Adversary
+    from reference.verify.targets import TARGETS
 
     filt = TARGETS["W22_thm1_filter"][0]()
     odo = TARGETS["W22_thm2_filter_odometer"][0]()

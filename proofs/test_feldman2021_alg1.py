@@ -16,7 +16,8 @@ from fractions import Fraction as F
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
+from reference.bounds import feldman2021 as FZ
+from reference.verify import feldman2021 as FZV
 from test_feldman2021_thm3_1 import P_VALUES, moment, table_strategy
 
 
@@ -46,7 +47,7 @@ def test_algorithm_1_joint_law_and_chain_rule(table, horizon):
     assert sum(p for _, p, _, _ in ts) == 1 and sum(q for _, _, q, _ in ts) == 1
     for _, p, q, ratios in ts:
         assert p / q == math.prod(ratios, start=F(1))
-    lib = FZ.check_adaptive_composition(lambda h: (law(h, 1), law(h, 0)), 2, horizon)
+    lib = FZV.check_adaptive_composition(lambda h: (law(h, 1), law(h, 0)), 2, horizon)
     assert lib.paths == len(ts) == 2 ** horizon and lib.max_len == horizon
 
 

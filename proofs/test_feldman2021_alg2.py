@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
+from reference.bounds import feldman2021 as FZ
+from reference.accountants import feldman2021 as FZA
 from test_feldman2021_thm1_1 import _budget_spender
 from test_feldman2021_thm3_1 import enumerate_composition, moment, within_budget
 
@@ -26,13 +27,13 @@ from test_feldman2021_thm3_1 import enumerate_composition, moment, within_budget
        st.fractions(min_value=F(1, 10), max_value=5, max_denominator=50))
 def test_algorithm_2_query_before_step_and_retry(rhos, B):
     """A refused step leaves the state unchanged; retrying with rho_t' = remaining budget is admitted."""
-    flt = FZ.RenyiFilter(3, B)
+    flt = FZA.RenyiFilter(3, B)
     for r in rhos:
         before = (flt.spent, flt.steps if hasattr(flt, "steps") else None)
         if flt.can_run(r):
             assert flt.try_run(r)
         else:
-            with pytest.raises(FZ.BudgetExceeded):
+            with pytest.raises(FZA.BudgetExceeded):
                 flt.run(r)
             assert not flt.try_run(r)
             assert (flt.spent, flt.steps if hasattr(flt, "steps") else None) == before

@@ -3,7 +3,7 @@
 Algorithm 3 (adaptive composition with individual privacy filtering), as described in the seed: at every step t,
 for all points i compute the individual parameter rho_t^(i); the active set is
 ``S_t = {i : F_{alpha,B}(rho_1^(i), ..., rho_t^(i)) = CONT}``; for i not in S_t set rho_t^(i) := 0; run A_t on S_t.
-For Gaussian noisy gradient descent (Example 2.8 / the NumPy demo ``reference.individual``) the individual
+For Gaussian noisy gradient descent (Example 2.8 / the NumPy demo ``reference.simulate.individual``) the individual
 parameter is ``alpha ||gbar_ti||^2 / (2 sigma^2)`` with gbar the clipped per-example gradient, so the rule is
 
     i in S_t  <=>  sum_{j < t, i in S_j} ||gbar_ji||^2 + ||gbar_ti||^2  <=  2 sigma^2 B / alpha.
@@ -20,8 +20,8 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from reference import individual as I
-from reference.feldman2021 import prop2_9_worst_case_queries
+from reference.simulate import individual as I
+from reference.bounds.feldman2021 import prop2_9_worst_case_queries
 
 
 def exact_sq(v) -> F:

@@ -21,7 +21,8 @@ from fractions import Fraction as F
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
+from reference.bounds import feldman2021 as FZ
+from reference.verify import feldman2021 as FZV
 from test_feldman2021_thm3_1 import sym_moment, within_budget
 
 UNIVERSE = (1, 2, 3)
@@ -91,10 +92,10 @@ def test_corollary_3_2_individual_budget_implies_rdp(values, weights, a, horizon
 @given(VALS, WTS, st.sampled_from([2, 3]), st.integers(1, 4))
 @settings(deadline=None, max_examples=10)
 def test_corollary_3_2_agrees_with_library(values, weights, a, horizon):
-    """Second route: reference.feldman2021.check_corollary_3_2 finds the same worst joint moment and bound."""
+    """Second route: reference.verify.feldman2021.check_corollary_3_2 finds the same worst joint moment and bound."""
     mech = make_mech(values, weights)
     worst, bound = worst_joint(mech, subsets(UNIVERSE, 3), a, horizon)
-    lib = FZ.check_corollary_3_2(mech, UNIVERSE, 3, a, horizon)
+    lib = FZV.check_corollary_3_2(mech, UNIVERSE, 3, a, horizon)
     assert (lib.worst_moment, lib.bound_moment) == (worst, bound) and lib.holds
 
 

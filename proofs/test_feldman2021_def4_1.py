@@ -19,7 +19,7 @@ from fractions import Fraction as F
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
+from reference.bounds import feldman2021 as FZ
 from test_feldman2021_thm3_1 import enumerate_composition, table_strategy, within_budget
 from test_feldman2021_thm4_3 import exact_filter
 

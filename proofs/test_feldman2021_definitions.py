@@ -23,8 +23,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
-from reference.classical import rr_zcdp_rho
+from reference.bounds import feldman2021 as FZ
+from reference.bounds.classical import rr_zcdp_rho
 from reference.precision import compare_exp_rational, mpf_to_fraction
 
 

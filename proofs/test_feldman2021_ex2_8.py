@@ -18,7 +18,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
+from reference.bounds import feldman2021 as FZ
 from test_feldman2021_definitions import q2m
 from test_feldman2021_ex2_7 import renyi_gauss_quad
 

@@ -18,8 +18,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
-from reference.classical import rdp_to_dp_eps
+from reference.bounds import feldman2021 as FZ
+from reference.accountants import feldman2021 as FZA
+from reference.bounds.classical import rdp_to_dp_eps
 from reference.precision import compare_exp_rational, mpf_to_fraction
 from test_feldman2021_definitions import dist_pair, q2m
 
@@ -61,7 +62,7 @@ def test_fact_2_4_gaussian(mu, a, delta):
     """Gaussian with mu = Delta/sigma is (alpha, alpha mu^2/2)-RDP; its exact delta at Fact 2.4's eps is <= delta."""
     eps = rdp_to_dp_eps(a, a * mu * mu / 2, delta)
     assert gaussian_delta(q2m(mu), eps) <= q2m(delta)
-    assert FZ.RenyiFilter(a, a * mu * mu / 2).dp_guarantee(delta)["eps"] == eps  # the filter reports the same
+    assert FZA.RenyiFilter(a, a * mu * mu / 2).dp_guarantee(delta)["eps"] == eps  # the filter reports the same
 
 
 def test_fact_2_4_formula_vs_naive():

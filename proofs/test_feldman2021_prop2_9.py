@@ -21,7 +21,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
+from reference.bounds import feldman2021 as FZ
 from test_feldman2021_definitions import q2m
 
 QS = st.lists(st.lists(st.fractions(min_value=-1, max_value=1, max_denominator=20), min_size=4, max_size=4),

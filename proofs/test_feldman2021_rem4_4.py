@@ -10,7 +10,7 @@ With Fact 2.4 optimised over alpha this gives (rho + 2 sqrt(rho log(1/delta)), d
 used by the library: ``feldman2021_rem4_4_dp_eps``).
 
 Routes: exact transcripts of adaptive randomized response filtered on rational upper bounds of their zCDP
-parameters (eps tanh(eps/2), ``reference.classical.rr_zcdp_rho``), checked at several orders alpha with exact
+parameters (eps tanh(eps/2), ``reference.bounds.classical.rr_zcdp_rho``), checked at several orders alpha with exact
 moments; the zCDP of each step re-checked independently at each order; the optimum over alpha found with
 mpmath's findroot on the derivative (second route to the closed form).
 """
@@ -23,8 +23,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
-from reference.classical import rdp_to_dp_eps, rr_zcdp_rho
+from reference.bounds import feldman2021 as FZ
+from reference.accountants import feldman2021 as FZA
+from reference.bounds.classical import rdp_to_dp_eps, rr_zcdp_rho
 from reference.precision import certified, compare_exp_rational, mpf_to_fraction
 from test_feldman2021_thm3_1 import moment, table_strategy, within_budget
 
@@ -81,9 +82,9 @@ def test_remark_4_4_rr_step_is_zcdp_at_each_order(p):
        st.sampled_from([F(101, 100), F(2), F(8), F(10**3)]))
 def test_remark_4_4_rule_does_not_depend_on_alpha(rhos, alpha):
     """decision_at(alpha, rho_t) (the order-alpha filter on alpha rho_t with budget alpha rho) == can_run(rho_t)."""
-    z = FZ.RenyiZCDPFilter(1)
+    z = FZA.RenyiZCDPFilter(1)
     for r in rhos:
-        assert z.decision_at(alpha, r) == z.can_run(r) == FZ.RenyiFilter(alpha, alpha).can_run(alpha * (z.spent + r))
+        assert z.decision_at(alpha, r) == z.can_run(r) == FZA.RenyiFilter(alpha, alpha).can_run(alpha * (z.spent + r))
         z.try_run(r)
 
 

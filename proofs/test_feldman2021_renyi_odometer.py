@@ -1,4 +1,4 @@
-"""The Renyi odometer (reference.feldman2021.renyi_odometer_zcdp) checked exactly on adaptive randomized response.
+"""The Renyi odometer (reference.bounds.feldman2021.renyi_odometer_zcdp) checked exactly on adaptive randomized response.
 
 Claim: if each step is rho_t-zCDP given the past, then
 ``P(exists t: L_t >= min_{alpha in A} alpha R_t + log(|A|/delta)/(alpha - 1)) <= delta``.
@@ -15,7 +15,7 @@ import mpmath
 import pytest
 
 import adaptive_rr as A
-from reference.feldman2021 import renyi_odometer_zcdp
+from reference.bounds.feldman2021 import renyi_odometer_zcdp
 
 HORIZON = 40
 ADVERSARIES = {

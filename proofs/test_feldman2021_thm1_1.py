@@ -12,7 +12,7 @@ randomized responses the sum is attained exactly.
 
 Routes: exact enumeration of adaptive randomized-response compositions (this directory's
 test_feldman2021_thm3_1 helpers, independent of the library), the library's exact checker, and the
-closed-form Renyi divergence of randomized response (Mironov 2017, Table II; ``reference.classical.rr_rdp``)
+closed-form Renyi divergence of randomized response (Mironov 2017, Table II; ``reference.bounds.classical.rr_rdp``)
 evaluated at 110 digits with mpmath.
 """
 from __future__ import annotations
@@ -23,8 +23,9 @@ import mpmath
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
-from reference.classical import rr_rdp
+from reference.bounds import feldman2021 as FZ
+from reference.verify import feldman2021 as FZV
+from reference.bounds.classical import rr_rdp
 from test_feldman2021_thm3_1 import P_VALUES, enumerate_composition, moment, rr, within_budget
 
 
@@ -93,5 +94,5 @@ def test_theorem_1_1_recovers_fixed_composition_exactly(ps, a):
 def test_theorem_1_1_via_library_checker():
     """Second route: the library's exact checker on the same adaptive adversary agrees and holds."""
     law, stop = _budget_spender(3, F(1), [F(3, 5), F(3, 4), F(9, 10)])
-    lib = FZ.check_adaptive_composition(lambda h: None if stop(h) else (law(h, 1), law(h, 0)), 3, 8)
+    lib = FZV.check_adaptive_composition(lambda h: None if stop(h) else (law(h, 1), law(h, 0)), 3, 8)
     assert lib.holds and lib.holds_for_budget(1)

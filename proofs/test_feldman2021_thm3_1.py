@@ -14,7 +14,7 @@ ratio of the transcript is a supermartingale under A(S):
 
 Second route: this module enumerates every transcript of small adaptive compositions with exact
 ``Fraction`` probabilities (its own code, written from the definition) and compares with
-``reference.feldman2021.check_adaptive_composition``.  Everything is decided exactly:
+``reference.verify.feldman2021.check_adaptive_composition``.  Everything is decided exactly:
 ``D_alpha <= B  <=>  moment <= exp((alpha-1) B)`` (``compare_exp_rational``).
 
 The helpers :func:`moment`, :func:`enumerate_composition` and :func:`table_strategy` are reused by the
@@ -28,12 +28,13 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
+from reference.bounds import feldman2021 as FZ
+from reference.verify import feldman2021 as FZV
 from reference.precision import compare_exp_rational
 
 
 # --------------------------------------------------------------------------
-# independent exact enumeration (shares no code with reference.feldman2021)
+# independent exact enumeration (shares no code with reference.bounds.feldman2021)
 # --------------------------------------------------------------------------
 
 def moment(P, Q, a: int) -> F:
@@ -180,7 +181,7 @@ def test_theorem_3_1_agrees_with_library_checker(table, a, horizon):
     same almost-sure bound B* as this module's enumeration; both satisfy D^<-> <= B*."""
     law = table_strategy(table)
     res, max_prod, n = enumerate_composition(law, [(1, 0)], a, horizon)
-    lib = FZ.check_adaptive_composition(lambda h: (law(h, 1), law(h, 0)), a, horizon)
+    lib = FZV.check_adaptive_composition(lambda h: (law(h, 1), law(h, 0)), a, horizon)
     r = res[(1, 0)]
     assert (lib.moment_pq, lib.moment_qp, lib.bound_moment, lib.paths) == (r["m_de"], r["m_ed"], max_prod, n)
     assert lib.holds and r["m"] <= max_prod
@@ -191,7 +192,7 @@ def test_theorem_3_1_conclusion_with_a_rational_budget():
     law = table_strategy([F(3, 4), F(3, 5), F(9, 10)])
     for a in (2, 3):
         res, max_prod, _ = enumerate_composition(law, [(1, 0)], a, 6)
-        lib = FZ.check_adaptive_composition(lambda h: (law(h, 1), law(h, 0)), a, 6)
+        lib = FZV.check_adaptive_composition(lambda h: (law(h, 1), law(h, 0)), a, 6)
         from reference.precision import mpf_to_fraction
         B = mpf_to_fraction(lib.path_bound()) + F(1, 10**30)
         assert within_budget(res[(1, 0)]["m"], a, B) and lib.holds_for_budget(B)
@@ -205,7 +206,7 @@ def test_negative_control_bound_on_some_path_only_is_not_enough():
     found = False
     for a in (2, 3):
         res, max_prod, _ = enumerate_composition(law, [(1, 0)], a, 6)
-        lib = FZ.check_adaptive_composition(lambda h: (law(h, 1), law(h, 0)), a, 6)
+        lib = FZV.check_adaptive_composition(lambda h: (law(h, 1), law(h, 0)), a, 6)
         assert res[(1, 0)]["m"] <= max_prod
         found |= res[(1, 0)]["m"] > lib.min_path_moment
     assert found
@@ -213,6 +214,6 @@ def test_negative_control_bound_on_some_path_only_is_not_enough():
 
 def test_bad_inputs_name_the_parameter():
     with pytest.raises(ValueError, match="alpha"):
-        FZ.check_adaptive_composition(lambda h: None, 1, 3)
+        FZV.check_adaptive_composition(lambda h: None, 1, 3)
     with pytest.raises(ValueError, match="horizon"):
-        FZ.check_adaptive_composition(lambda h: None, 2, -1)
+        FZV.check_adaptive_composition(lambda h: None, 2, -1)

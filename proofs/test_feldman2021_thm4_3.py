@@ -21,7 +21,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
+from reference.bounds import feldman2021 as FZ
+from reference.verify import feldman2021 as FZV
+from reference.accountants import feldman2021 as FZA
 from reference.precision import compare_exp_rational
 from test_feldman2021_thm3_1 import P_VALUES, enumerate_composition, moment, table_strategy, within_budget
 
@@ -55,7 +57,7 @@ def test_theorem_4_3_library_filter_agrees(table, a, B):
     """Second route: the library's RenyiFilter inside its exact checker also ends within B (it offers a certified
     rational upper bound of rho_t to the rule, so it may stop earlier than the exact filter, never later)."""
     law = table_strategy(table)
-    lib = FZ.check_adaptive_composition(lambda h: (law(h, 1), law(h, 0)), a, 8, rdp_filter=FZ.RenyiFilter(a, B))
+    lib = FZV.check_adaptive_composition(lambda h: (law(h, 1), law(h, 0)), a, 8, rdp_filter=FZA.RenyiFilter(a, B))
     res, _, _ = enumerate_composition(law, [(1, 0)], a, 8, admit=exact_filter(a, B))
     assert lib.holds_for_budget(B)
     assert lib.max_len <= 8
@@ -70,7 +72,7 @@ def test_theorem_4_3_stop_index_is_first_prefix_over_budget(rhos, B):
     the stateful RenyiFilter (try_run commits exactly the admitted prefix)."""
     k = next((t for t in range(len(rhos)) if sum(rhos[: t + 1]) > B), len(rhos))
     assert FZ.renyi_filter_stop_index(rhos, B) == k
-    flt = FZ.RenyiFilter(2, B)
+    flt = FZA.RenyiFilter(2, B)
     ran = 0
     for r in rhos:
         if not flt.try_run(r):
@@ -110,4 +112,4 @@ def test_bad_inputs_name_the_parameter():
     with pytest.raises(ValueError, match="rho"):
         FZ.renyi_filter_stop_index([F(-1)], 1)
     with pytest.raises(ValueError, match="alpha"):
-        FZ.RenyiFilter(1, 1)
+        FZA.RenyiFilter(1, 1)

@@ -20,7 +20,8 @@ from fractions import Fraction as F
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
+from reference.bounds import feldman2021 as FZ
+from reference.verify import feldman2021 as FZV
 from reference.precision import compare_exp_rational
 from test_feldman2021_cor3_2 import UNIVERSE, individual_moment, make_mech, subsets
 from test_feldman2021_thm3_1 import within_budget
@@ -78,9 +79,9 @@ def test_theorem_4_5_algorithm3_is_rdp(values, weights, a, B, horizon):
 @given(VALS, WTS, BUDGETS)
 @settings(deadline=None, max_examples=8)
 def test_theorem_4_5_agrees_with_library(values, weights, B):
-    """Second route: reference.feldman2021.check_individual_filter computes the same worst moment."""
+    """Second route: reference.verify.feldman2021.check_individual_filter computes the same worst moment."""
     mech = make_mech(values, weights)
-    lib = FZ.check_individual_filter(mech, UNIVERSE, 3, 2, B, 4)
+    lib = FZV.check_individual_filter(mech, UNIVERSE, 3, 2, B, 4)
     assert lib.worst_moment == worst_alg3(mech, 2, B, 4)
     assert lib.holds_for_budget(B)
 

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import rogers_games as G
+from reference.simulate import rogers2016_games as G
 
 mp = lambda q: mpmath.mpf(q.numerator) / q.denominator
 

@@ -15,7 +15,7 @@ from fractions import Fraction as F
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import rogers_games as G
+from reference.simulate import rogers2016_games as G
 from test_rogers2016_definitions import codes_st, table_adversary
 
 

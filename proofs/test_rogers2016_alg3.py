@@ -16,9 +16,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import rogers2016 as R
-from reference import rogers_games as G
-from reference.rogers_filters import AdvancedFilter, BasicFilter
+from reference.bounds import rogers2016 as R
+from reference.simulate import rogers2016_games as G
+from reference.accountants.rogers2016 import AdvancedFilter, BasicFilter
 from test_rogers2016_definitions import PARAM_GRID, codes_st, table_adversary
 
 

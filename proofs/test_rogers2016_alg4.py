@@ -16,7 +16,7 @@ from fractions import Fraction as F
 import mpmath
 import numpy as np
 
-from reference import rogers_games as G
+from reference.simulate import rogers2016_games as G
 
 E, D = F(1, 2), F(1, 5)
 

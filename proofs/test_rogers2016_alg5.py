@@ -17,7 +17,7 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from reference import rogers_games as G
+from reference.simulate import rogers2016_games as G
 
 
 def walk_crossing(eps: F, C: F, d: F, n: int, compensator=None):

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import rogers2016 as R
+from reference.bounds import rogers2016 as R
 from reference.precision import compare_exp_rational, mpf_to_fraction
 from test_rogers2016_definitions import brute_bad_mass, brute_dp, laws, minimal_delta
 

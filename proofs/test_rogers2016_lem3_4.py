@@ -20,7 +20,7 @@ from fractions import Fraction as F
 import mpmath
 import numpy as np
 
-from reference import rogers_games as G
+from reference.simulate import rogers2016_games as G
 
 mp = lambda q: mpmath.mpf(q.numerator) / q.denominator
 

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import rogers2016 as R
+from reference.bounds import rogers2016 as R
 
 mp = lambda q: mpmath.mpf(q.numerator) / q.denominator
 

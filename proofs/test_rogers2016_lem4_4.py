@@ -14,8 +14,8 @@ import mpmath
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import rogers2016 as R
-from reference import whitehouse2023 as W
+from reference.bounds import rogers2016 as R
+from reference.bounds import whitehouse2023 as W
 
 mp = lambda q: mpmath.mpf(q.numerator) / q.denominator
 

@@ -5,7 +5,7 @@ sigma^2 = 1 - mu^2) there is a constant C such that for delta in (0, O(1)) and n
     P[exists t in [n]: M_t >= C sigma sqrt(t log(log(n)/delta))] >= delta.
 
 The statement is existential and asymptotic; the test exhibits C = 1/2 with the exact crossing probability
-(reference.rogers2016.crossing_probability_exact, a Fraction) for gamma in {1/2, 3/5, 2/3, 3/4}, delta down to 1e-3 and
+(reference.bounds.rogers2016.crossing_probability_exact, a Fraction) for gamma in {1/2, 3/5, 2/3, 3/4}, delta down to 1e-3 and
 n up to 400, with n >= 4 log(1/delta)((1+mu)/sigma)^2.  Second route: an independent 40-digit DP over the walk's
 positions with float thresholds (checked against the exact value).  The proof's first display is an erratum
 (ledger R16-LEM6-3-PROOF-EQ: the "=" is only "<="); the statement is not refuted.
@@ -19,7 +19,7 @@ import mpmath
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import rogers2016 as R
+from reference.bounds import rogers2016 as R
 
 
 def crossing_dp(g: F, C: F, d: F, n: int):

@@ -16,8 +16,8 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from reference import rogers2016 as R
-from reference import rogers_games as G
+from reference.bounds import rogers2016 as R
+from reference.simulate import rogers2016_games as G
 from reference.precision import mpf_to_fraction
 from test_rogers2016_definitions import table_adversary
 

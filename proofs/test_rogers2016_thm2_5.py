@@ -16,7 +16,7 @@ import mpmath
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import rogers2016 as R
+from reference.bounds import rogers2016 as R
 from reference.precision import mpf_to_fraction
 from test_rogers2016_definitions import laws, minimal_delta
 

@@ -19,7 +19,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import symbolic.rogers2016 as S
-from reference import rogers2016 as R
+from reference.bounds import rogers2016 as R
 
 mp = lambda q: mpmath.mpf(q.numerator) / q.denominator
 

@@ -22,8 +22,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import rogers2016 as R
-from reference import rogers_games as G
+from reference.bounds import rogers2016 as R
+from reference.simulate import rogers2016_games as G
 from reference.precision import mpf_to_fraction
 
 X = mpf_to_fraction

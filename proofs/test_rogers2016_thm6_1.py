@@ -18,9 +18,9 @@ from fractions import Fraction as F
 import mpmath
 import pytest
 
-from reference import rogers2016 as R
-from reference import rogers_games as G
-from reference import whitehouse2023 as W
+from reference.bounds import rogers2016 as R
+from reference.simulate import rogers2016_games as G
+from reference.bounds import whitehouse2023 as W
 from reference.precision import mpf_to_fraction
 
 X = mpf_to_fraction

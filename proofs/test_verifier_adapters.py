@@ -1,4 +1,4 @@
-"""Adapters of reference.verifier_targets agree with the shipped stateful filters and odometers.
+"""Adapters of reference.verify.targets agree with the shipped stateful filters and odometers.
 
 Source: the targets' own results (whitehouse2022 Theorems 1, 2, 7; rogers2016 Theorems 3.6, 5.1,
 6.5; feldman2021 Theorem 4.3, Remark 4.4, Theorem 4.7).  The verifier evaluates each shipped
@@ -18,12 +18,12 @@ import mpmath
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from reference import verifier_targets as T
-from reference.feldman2021 import RenyiDPFilter
-from reference.filters import DPFilter, Odometer, ZCDPFilter
+from reference.verify import targets as T
+from reference.accountants.feldman2021 import RenyiDPFilter
+from reference.accountants.whitehouse2023 import DPFilter, Odometer, ZCDPFilter
 from reference.precision import mpf_to_fraction
-from reference.rogers_filters import AdvancedFilter, BasicFilter
-from reference.verifier import AccState
+from reference.accountants.rogers2016 import AdvancedFilter, BasicFilter
+from reference.verify.engine import AccState
 
 MENU = ((F(1, 20), F(0)), (F(1, 10), F(1, 200)), (F(3, 20), F(0)), (F(1, 20), F(1, 1000)))
 
@@ -117,7 +117,7 @@ def test_odometer_adapter_agrees_with_stateful_object(name):
             st_ = _vstate(st_)
         got = t.bound(st_)
         if obj is None:  # the Renyi odometer is a function: compare with its definition at R = V/2
-            from reference.feldman2021 import renyi_odometer_zcdp
+            from reference.bounds.feldman2021 import renyi_odometer_zcdp
             want = renyi_odometer_zcdp(st_.V / 2, t.delta, t.alphas, dps=t.dps)
         elif isinstance(obj, Odometer):
             want = obj.bounds(dps=t.dps)[t.family]

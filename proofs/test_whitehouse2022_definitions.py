@@ -31,8 +31,8 @@ import mpmath
 import pytest
 from hypothesis import example, given, strategies as st
 
-from reference import whitehouse2023 as W
-from reference.filters import DPFilter, Odometer
+from reference.bounds import whitehouse2023 as W
+from reference.accountants.whitehouse2023 import DPFilter, Odometer
 from reference.precision import mpf_to_fraction
 
 INF = mpmath.inf

@@ -16,7 +16,7 @@ import mpmath
 import pytest
 from hypothesis import example, given, strategies as st
 
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 from test_whitehouse2022_definitions import hockey_exact, is_dp_w, pdp_mass_w, q2m
 
 weights = st.lists(st.integers(min_value=1, max_value=60), min_size=2, max_size=4)

@@ -23,8 +23,8 @@ import mpmath
 import pytest
 from hypothesis import example, given, strategies as st
 
-from reference import whitehouse2023 as W
-from reference.filters import BudgetExceeded, DPFilter
+from reference.bounds import whitehouse2023 as W
+from reference.accountants.whitehouse2023 import BudgetExceeded, DPFilter
 from reference.precision import mpf_to_fraction
 from test_whitehouse2022_definitions import hockey_of_stopped, q2m, rr_enumerate
 

@@ -13,7 +13,7 @@ import mpmath
 import pytest
 
 from adaptive_rr import alternating, hockey_stick, homogeneous, loss_chasing, odometer_crossing, variance_spender
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 
 EPS, DP = F(1), F(1, 5)
 DPM = mpmath.mpf(1) / 5

@@ -21,8 +21,8 @@ import mpmath
 import pytest
 from hypothesis import example, given, strategies as st
 
-from reference import whitehouse2023 as W
-from reference.filters import Odometer
+from reference.bounds import whitehouse2023 as W
+from reference.accountants.whitehouse2023 import Odometer
 from reference.precision import mpf_to_fraction
 from test_whitehouse2022_definitions import INF, q2m, rr_enumerate
 
@@ -97,7 +97,7 @@ def test_negative_control_fixed_time_bound_is_not_an_odometer():
 
 
 def test_odometer_class_matches_the_three_families_and_N():
-    """reference.filters.Odometer: bounds = u^F, u^M, u^S at V_n; all inf once sum delta_m > delta'' (n > N)."""
+    """reference.accountants.whitehouse2023.Odometer: bounds = u^F, u^M, u^S at V_n; all inf once sum delta_m > delta'' (n > N)."""
     o = Odometer("1e-6", "1e-9", eps_target=1, rho=F(1, 10), v0=F(1, 100))
     steps = [(F(1, 10), F(0)), (F(1, 5), F(1, 10**10)), (F(3, 10), F(0))]
     V = F(0)

@@ -18,7 +18,7 @@ import mpmath
 import pytest
 from hypothesis import example, given, strategies as st
 
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 from test_whitehouse2022_definitions import q2m
 from test_whitehouse2022_thm3 import MARTINGALE_ADVERSARIES, centered_crossing
 

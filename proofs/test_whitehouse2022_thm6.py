@@ -17,8 +17,8 @@ import mpmath
 import pytest
 from hypothesis import given, strategies as st
 
-from reference import whitehouse2023 as W
-from reference.filters import MixedFilter
+from reference.bounds import whitehouse2023 as W
+from reference.accountants.whitehouse2023 import MixedFilter
 from test_whitehouse2022_definitions import hockey_of_stopped, q2m, rr_enumerate
 
 step_st = st.tuples(st.sampled_from(["dp", "zcdp"]), st.fractions(min_value=0, max_value=1, max_denominator=200),

@@ -19,8 +19,8 @@ import mpmath
 import pytest
 from hypothesis import example, given, strategies as st
 
-from reference import whitehouse2023 as W
-from reference.filters import ZCDPFilter
+from reference.bounds import whitehouse2023 as W
+from reference.accountants.whitehouse2023 import ZCDPFilter
 from test_whitehouse2022_definitions import q2m, rr_enumerate
 
 

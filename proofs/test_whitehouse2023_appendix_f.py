@@ -21,7 +21,7 @@ import mpmath
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 
 w_st = st.fractions(min_value=F(1001, 1000), max_value=1000, max_denominator=1000)   # w = e^eps > 1
 d_st = st.fractions(min_value=F(1, 10**12), max_value=F(999, 1000), max_denominator=10**12)

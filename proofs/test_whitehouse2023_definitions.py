@@ -115,5 +115,5 @@ def test_def6_index_reading():
     import errata_whitehouse2023 as E
     assert E.check_def6_index() is True
     # the corrected reading on the same example, exactly through the library: U_1 = u(V_1 = 9) >= 3 = max loss
-    from reference import whitehouse2023 as W
+    from reference.bounds import whitehouse2023 as W
     assert W.filter_odometer(9, 1, F(1, 10)) >= 3

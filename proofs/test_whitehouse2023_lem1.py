@@ -10,7 +10,7 @@ Statement (our words).
     alpha* = 1 + sqrt(log(1/delta')/rho) (the Renyi-order optimisation).
 
 New in whitehouse2023 (no counterpart in whitehouse2022, which composes zCDP steps
-directly in Theorem 6).  Library: reference.whitehouse2023.dp_to_zcdp_rho,
+directly in Theorem 6).  Library: reference.bounds.whitehouse2023.dp_to_zcdp_rho,
 zcdp_to_dp_eps, zcdp_to_dp_delta (catalog whitehouse2023_lem1_*).
 
 Second routes: closed-form Renyi divergences of randomized response, random
@@ -28,7 +28,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 from reference.precision import mpf_to_fraction
 
 MP = mpmath.mpf

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import whitehouse2023 as W
-from reference.filters import Odometer
+from reference.bounds import whitehouse2023 as W
+from reference.accountants.whitehouse2023 import Odometer
 
 
 def printed(V, dp, n):

@@ -12,7 +12,7 @@ from test_whitehouse2022_lem2 import *  # noqa: F401,F403
 
 import mpmath
 
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 
 
 def test_printed_exponent_display_gives_delta_prime_squared():

@@ -39,8 +39,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from reference import whitehouse2023 as W
-from reference.filters import ZCDPFilter, _digest
+from reference.bounds import whitehouse2023 as W
+from reference.accountants.whitehouse2023 import ZCDPFilter
+from reference.accountants.base import _digest
 
 # ---------------------------------------------------------------------------
 # Enumeration helpers (shared with test_whitehouse2023_lem6/7/8)

@@ -18,7 +18,7 @@ import mpmath
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 
 
 @given(st.lists(st.fractions(min_value=0, max_value=2, max_denominator=1000), min_size=1, max_size=25),

@@ -15,7 +15,7 @@ import mpmath
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 
 
 @given(st.sampled_from(["0.01", "0.5", "1", "10", "1000"]), st.sampled_from(["1e-300", "1e-6", "0.1"]),

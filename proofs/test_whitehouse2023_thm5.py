@@ -22,7 +22,7 @@ import mpmath
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 
 MP = mpmath.mpf
 

@@ -19,7 +19,7 @@ import mpmath
 import pytest
 
 from reference import catalog
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 
 from seedtext import labels as _labels
 

@@ -240,7 +240,7 @@ def cites(paper: str, *results: str) -> Callable:
 
 
 def _load_all() -> None:
-    from . import balle2020, classical, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
+    from .bounds import balle2020, classical, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
 
 
 def entries() -> list[Entry]:

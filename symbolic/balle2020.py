@@ -1,12 +1,12 @@
 """SymPy derivations for Balle, Kairouz, McMahan, Thakkar, Thakurta 2020 (balle2020), *Random Check-Ins*.
 
 The seed strips every formula; these derivations rebuild the bounds of
-:mod:`reference.balle2020` along the route the seed's proof sketch describes
+:mod:`reference.bounds.balle2020` along the route the seed's proof sketch describes
 (probable replacement -> overlapping mixtures -> heterogeneous advanced
 composition), each step computed by SymPy (``integrate``, ``solve``, ``diff``,
 ``factor``, ``limit``).  ``tests/test_balle2020.py`` evaluates every result at random
 points at high precision (inputs converted to ``mpf`` first) and compares with the
-interval-certified functions of :mod:`reference.balle2020`.
+interval-certified functions of :mod:`reference.bounds.balle2020`.
 
 Each function returns a :class:`symbolic.whitehouse2023.Derivation`.
 """

@@ -6,7 +6,7 @@
 * :func:`improved_zcdp_conversion`: Balle et al. 2020 (AISTATS) Theorem 21 applied to
   rho-zCDP: the stationarity equation in the order alpha, solved numerically.
 
-Tests compare them with :mod:`reference.whitehouse2023` and :mod:`reference.classical`.
+Tests compare them with :mod:`reference.bounds.whitehouse2023` and :mod:`reference.bounds.classical`.
 """
 from __future__ import annotations
 

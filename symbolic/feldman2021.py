@@ -7,7 +7,7 @@
 * :func:`dp_filter_budget`: the zCDP budget rho* that makes the Renyi filter an
   (eps, delta)-DP filter: the root of rho + 2 sqrt(rho L) = eps.
 
-Tests compare them with :mod:`reference.feldman2021` at high precision.
+Tests compare them with :mod:`reference.bounds.feldman2021` at high precision.
 """
 from __future__ import annotations
 

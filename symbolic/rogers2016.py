@@ -8,7 +8,7 @@
   doubling grid and a union bound.
 * :func:`theorem5_1_filter`: eq. (12) from Theorem 4.3 at delta_g/2 and Lemma 4.4.
 
-Tests compare each result with :mod:`reference.rogers2016` at high precision and
+Tests compare each result with :mod:`reference.bounds.rogers2016` at high precision and
 with the printed formulas (errata R16-EQ12-LOG, R16-THM6-5-UNION).
 """
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Each function starts from the premise the paper states and arrives at the
 closed form by computation (``solve``, ``integrate``, ``series``, ``diff``),
 returning a :class:`Derivation` with its intermediate steps.  Tests compare the
-results with :mod:`reference.whitehouse2023` at high precision and with the
+results with :mod:`reference.bounds.whitehouse2023` at high precision and with the
 formulas as printed (disagreements are in ``reference/data/errata.json``).
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""balle2020 bounds (reference/balle2020.py): second routes, SymPy derivations, orderings, preconditions, data.
+"""balle2020 bounds (reference/bounds/balle2020.py): second routes, SymPy derivations, orderings, preconditions, data.
 
 Second routes used here: the SymPy derivation chain of symbolic/balle2020.py
 (evaluated at 60 digits with mpf inputs), naive high-precision sums, exact rational
@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 from hypothesis import example, given, strategies as st
 
-from reference import balle2020 as B
+from reference.bounds import balle2020 as B
 from reference.catalog import CATALOG, PROVENANCES
 from reference.precision import certified, mpf_to_fraction
 from symbolic import balle2020 as S
@@ -343,7 +343,8 @@ def test_cheu_condition_boundary():
 
 def test_every_public_helper_carries_citations():
     """Unregistered public helpers of the three balle2020 modules carry __citations__ and a citing first docstring line."""
-    from reference import checkins, checkins_exact
+    from reference.simulate import checkins
+    from reference.verify import checkins_exact
     for mod in (B, checkins, checkins_exact):
         for name in mod.__all__:
             obj = getattr(mod, name)

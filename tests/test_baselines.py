@@ -12,8 +12,8 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from reference import baselines as B
-from reference.classical import kov_delta
+from reference.bounds import baselines as B
+from reference.bounds.classical import kov_delta
 from reference.precision import mpf_to_fraction
 
 eps0_st = st.fractions(min_value=F(1, 500), max_value=F(1, 2), max_denominator=1000)

@@ -1,4 +1,4 @@
-"""The random check-in protocols (reference/checkins.py): structure, simulations vs formulas, learning, randomizers.
+"""The random check-in protocols (reference/simulate/checkins.py): structure, simulations vs formulas, learning, randomizers.
 
 Monte Carlo checks are seeded and decided with rigorous tolerances (Hoeffding at a
 1e-9 false-alarm level, or 6 empirical standard errors), and each comes with a
@@ -11,8 +11,8 @@ import mpmath
 import numpy as np
 import pytest
 
-from reference import balle2020 as B
-from reference import checkins as C
+from reference.bounds import balle2020 as B
+from reference.simulate import checkins as C
 
 
 def hoeff(N, rng_width=1.0, k=1, alpha=1e-9):
@@ -269,7 +269,8 @@ def test_cli_hook_registers_and_runs(capsys):
     import argparse
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers()
-    assert C.add_cli(sub) == ["checkins"]
+    from reference.cli.simulations import add_cli
+    assert add_cli(sub) == ["individual-filter", "checkins"]
     args = parser.parse_args(["checkins", "--n", "500", "--task", "mean_bit", "--eps0", "1", "--json"])
     assert args.func(args) == 0
     assert '"protocol": "fixed"' in capsys.readouterr().out

@@ -1,9 +1,9 @@
-"""Exact small-case privacy of the check-in protocols (reference/checkins_exact.py) and the bounds of balle2020 against it.
+"""Exact small-case privacy of the check-in protocols (reference/verify/checkins_exact.py) and the bounds of balle2020 against it.
 
 Routes: every exact law is computed twice (dynamic program vs brute-force enumeration
 of all check-in patterns; the closed form for Algorithm 1 with bit-0 others is a
 third route, and it coincides with the shuffled histogram for one client), and once
-against a Monte Carlo run of the protocol code of reference/checkins.py.
+against a Monte Carlo run of the protocol code of reference/simulate/checkins.py.
 
 Bounds: each privacy bound must upper-bound the exact privacy it applies to:
 ``delta_exact(eps_bound) <= delta``.  Randomized response with e^eps0 = E rational is
@@ -18,9 +18,9 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from reference import balle2020 as B
-from reference import checkins as C
-from reference import checkins_exact as X
+from reference.bounds import balle2020 as B
+from reference.simulate import checkins as C
+from reference.verify import checkins_exact as X
 from reference.precision import certified, mpf_to_fraction, to_exact
 
 

@@ -1,4 +1,4 @@
-"""Classical baselines (reference.classical), each against an independent second route.
+"""Classical baselines (reference.bounds.classical), each against an independent second route.
 
 Second routes used here: naive high-precision sums of the printed formulas, exact
 enumeration of the k-fold product distribution, brute-force enumeration of the 2^k sign
@@ -17,8 +17,8 @@ import mpmath
 import pytest
 from hypothesis import example, given, settings, strategies as st
 
-from reference import classical as C
-from reference import whitehouse2023 as W
+from reference.bounds import classical as C
+from reference.bounds import whitehouse2023 as W
 from reference.catalog import get
 from reference.precision import mpf_to_fraction
 

@@ -16,12 +16,15 @@ from reference import report as rpt
 from reference.catalog import entries
 from reference.cli import main
 from reference.precision import directed_decimal, mpf_to_fraction, to_exact
-from reference.readme_table import END, START, catalog_table, errata_table, render, replace_table
-from reference.whitehouse2023 import (
-    advanced_composition_eps,
-    filter_rounds_homogeneous,
-    y_star,
+from reference.cli.readme_table import (
+    END,
+    START,
+    catalog_table,
+    errata_table,
+    render,
+    replace_table,
 )
+from reference.bounds.whitehouse2023 import advanced_composition_eps, filter_rounds_homogeneous, y_star
 
 ROOT = Path(__file__).resolve().parents[1]
 ID_RE = re.compile(r"^[a-z]+[0-9]{4}[a-z]*_[a-z0-9_]+$")
@@ -303,7 +306,7 @@ README = ROOT / "README.md"
 def test_readme_catalog_table_is_up_to_date():
     text = README.read_text(encoding="utf-8")
     assert START in text and END in text
-    assert render(text) == text, "README generated tables are stale: run python -m reference.readme_table"
+    assert render(text) == text, "README generated tables are stale: run python -m reference.cli.readme_table"
     assert catalog_table().count("\n") == len(ENTRIES) + 2
 
 
@@ -365,7 +368,7 @@ def test_individual_filter_command_rejects_bad_input(capsys):
 
 
 def test_report_compares_every_filter_with_the_optimal_composition(report_dir):
-    from reference.baselines import ROUND_RULES, rounds_comparison
+    from reference.bounds.baselines import ROUND_RULES, rounds_comparison
 
     rep = json.loads((report_dir / "report.json").read_text())
     s = rep["settings"]
@@ -385,7 +388,7 @@ def test_checkins_command_runs_and_reports(capsys):
 
 
 def test_report_shows_where_amplification_bounds_stop_amplifying(report_dir):
-    from reference import balle2020 as B
+    from reference.bounds import balle2020 as B
 
     rep = json.loads((report_dir / "report.json").read_text())
     a = rep["amplification"]

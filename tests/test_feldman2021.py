@@ -1,4 +1,4 @@
-"""Tests of reference.feldman2021 (Feldman and Zrnic, Individual Privacy Accounting via a Renyi Filter).
+"""Tests of reference.bounds.feldman2021 (Feldman and Zrnic, Individual Privacy Accounting via a Renyi Filter).
 
 Every result is checked against a second route that shares no code with it:
 naive mpmath sums at 110 digits, mpmath.quad for Gaussians, exact enumeration
@@ -18,13 +18,15 @@ import pytest
 from hypothesis import example, given, note, settings
 from hypothesis import strategies as st
 
-from reference import feldman2021 as FZ
+from reference.bounds import feldman2021 as FZ
+from reference.verify import feldman2021 as FZV
+from reference.accountants import feldman2021 as FZA
 from reference.catalog import CATALOG
-from reference.classical import gaussian_rdp, rdp_to_dp_eps
+from reference.bounds.classical import gaussian_rdp, rdp_to_dp_eps
 from reference.cli import main as cli_main
-from reference.filters import DPFilter, ZCDPFilter
+from reference.accountants.whitehouse2023 import DPFilter, ZCDPFilter
 from reference.precision import compare_exp_rational, mpf_to_fraction, to_exact
-from reference.whitehouse2023 import filter_admits, filter_rounds_homogeneous, zcdp_to_dp_eps
+from reference.bounds.whitehouse2023 import filter_admits, filter_rounds_homogeneous, zcdp_to_dp_eps
 
 MP = mpmath.MPContext()
 MP.dps = 110
@@ -159,9 +161,9 @@ def test_divergence_at_most_is_exact():
     (lambda: FZ.renyi_filter_rounds(0, 1), "rho"),
     (lambda: FZ.zcdp_filter_dp_eps(1, 0), "delta"),
     (lambda: FZ.dp_filter_rho_budget(0, "1e-6"), "eps"),
-    (lambda: FZ.check_adaptive_composition(lambda h: None, 2, -1), "horizon"),
-    (lambda: FZ.check_adaptive_composition(lambda h: None, "3/2", 1), "alpha"),
-    (lambda: FZ.randomized_response(1), "p"),
+    (lambda: FZV.check_adaptive_composition(lambda h: None, 2, -1), "horizon"),
+    (lambda: FZV.check_adaptive_composition(lambda h: None, "3/2", 1), "alpha"),
+    (lambda: FZV.randomized_response(1), "p"),
 ])
 def test_bad_inputs_name_the_parameter(call, name):
     with pytest.raises(ValueError) as ei:
@@ -312,7 +314,7 @@ def test_prop2_9_accuracy_gaussian_tail(sigma, beta, m):
 # ==========================================================================
 
 def rr(p):
-    return FZ.randomized_response(p)
+    return FZV.randomized_response(p)
 
 
 def strat_constant(h):
@@ -352,7 +354,7 @@ def make_random_strategy(seed, k=3, zeros=False):
 @pytest.mark.parametrize("alpha", [2, 3, 4])
 def test_theorem_3_1_exact(strategy, horizon, alpha):
     """Theorem 3.1: D^<->_alpha(joint transcript) <= B* = max_path sum_t rho_t, and the proof's supermartingale ends <= 1."""
-    res = FZ.check_adaptive_composition(strategy, alpha, horizon)
+    res = FZV.check_adaptive_composition(strategy, alpha, horizon)
     assert res.holds
     assert res.supermartingale_pq <= 1 and res.supermartingale_qp <= 1
     assert res.holds_for_budget(frac(res.path_bound()) + F(1, 10**40))
@@ -361,14 +363,14 @@ def test_theorem_3_1_exact(strategy, horizon, alpha):
 @given(st.integers(0, 10**6), st.sampled_from([2, 3]), st.integers(1, 4))
 @settings(deadline=None, max_examples=15)
 def test_theorem_3_1_random_strategies(seed, alpha, horizon):
-    res = FZ.check_adaptive_composition(make_random_strategy(seed), alpha, horizon)
+    res = FZV.check_adaptive_composition(make_random_strategy(seed), alpha, horizon)
     note(repr(res))
     assert res.holds and res.supermartingale_pq <= 1 and res.supermartingale_qp <= 1
 
 
 def test_theorem_3_1_tight_for_fixed_parameters():
     """Non-adaptive RR: the joint moment equals prod s_t exactly (RDP composition is additive) and the supermartingale is a martingale."""
-    res = FZ.check_adaptive_composition(strat_constant, 3, 5)
+    res = FZV.check_adaptive_composition(strat_constant, 3, 5)
     assert res.moment_pq == res.bound_moment == res.min_path_moment
     assert res.supermartingale_pq == 1 and res.paths == 32 and res.max_len == 5
     s = FZ.renyi_moment((F(3, 4), F(1, 4)), (F(1, 4), F(3, 4)), 3)
@@ -377,7 +379,7 @@ def test_theorem_3_1_tight_for_fixed_parameters():
 
 def test_theorem_3_1_needs_the_almost_sure_bound():
     """Negative control: a bound holding on *some* path only (min over paths) is violated by adaptive choices."""
-    res = FZ.check_adaptive_composition(strat_count, 2, 6)
+    res = FZV.check_adaptive_composition(strat_count, 2, 6)
     assert res.holds
     assert res.moment_pq > res.min_path_moment
 
@@ -393,7 +395,7 @@ def test_randomized_response_divergence_closed_form():
 # Theorem 4.3: the Renyi filter (exact transcripts) and its negative control
 # ==========================================================================
 
-class BrokenRenyiFilter(FZ.RenyiFilter):
+class BrokenRenyiFilter(FZA.RenyiFilter):
     """Admits one step too many: checks the budget *before* adding the step."""
 
     def _admits(self, spent, rho):
@@ -404,8 +406,8 @@ class BrokenRenyiFilter(FZ.RenyiFilter):
                          ids=["constant", "last-output", "count", "random"])
 @pytest.mark.parametrize("alpha, B", [(2, "1"), (3, "1.5"), (2, "0.3")])
 def test_theorem_4_3_filtered_transcripts(strategy, alpha, B):
-    flt = FZ.RenyiFilter(alpha, B)
-    res = FZ.check_adaptive_composition(strategy, alpha, 9, rdp_filter=flt)
+    flt = FZA.RenyiFilter(alpha, B)
+    res = FZV.check_adaptive_composition(strategy, alpha, 9, rdp_filter=flt)
     assert res.holds_for_budget(B)
     assert res.supermartingale_pq <= 1
 
@@ -414,10 +416,10 @@ def test_theorem_4_3_negative_control_broken_filter_is_caught():
     """A filter admitting one step too many exceeds B on the exact joint transcript."""
     alpha, p = 2, F(3, 4)
     s = FZ.renyi_moment(*rr(p), alpha)
-    rho_bar = FZ._rho_upper(s, alpha)
+    rho_bar = FZV._rho_upper(s, alpha)
     B = 3 * rho_bar  # exactly three steps fit
-    good = FZ.check_adaptive_composition(strat_constant, alpha, 8, rdp_filter=FZ.RenyiFilter(alpha, B))
-    bad = FZ.check_adaptive_composition(strat_constant, alpha, 8, rdp_filter=BrokenRenyiFilter(alpha, B))
+    good = FZV.check_adaptive_composition(strat_constant, alpha, 8, rdp_filter=FZA.RenyiFilter(alpha, B))
+    bad = FZV.check_adaptive_composition(strat_constant, alpha, 8, rdp_filter=BrokenRenyiFilter(alpha, B))
     assert good.max_len == 3 and good.holds_for_budget(B)
     assert bad.max_len == 4 and not bad.holds_for_budget(B)
 
@@ -437,16 +439,16 @@ def bernoulli_sum_mechanism(h, S):
 
 
 def test_corollary_3_2_exact():
-    res = FZ.check_corollary_3_2(bernoulli_sum_mechanism, (1, 2, 3), 3, 2, 5)
+    res = FZV.check_corollary_3_2(bernoulli_sum_mechanism, (1, 2, 3), 3, 2, 5)
     assert res.holds
-    res3 = FZ.check_corollary_3_2(bernoulli_sum_mechanism, (1, 2, 3), 2, 3, 4)
+    res3 = FZV.check_corollary_3_2(bernoulli_sum_mechanism, (1, 2, 3), 2, 3, 4)
     assert res3.holds
 
 
 @pytest.mark.parametrize("B", ["0.05", "0.1", "0.2"])
 def test_theorem_4_5_individual_filter_exact(B):
     """Algorithm 3: D^<->_alpha(A(S)||A(S\\x)) <= B for every S and x in S; zero-value points never drop."""
-    res = FZ.check_individual_filter(bernoulli_sum_mechanism, (1, 2, 3), 3, 2, B, 6)
+    res = FZV.check_individual_filter(bernoulli_sum_mechanism, (1, 2, 3), 3, 2, B, 6)
     assert res.holds_for_budget(B)
     assert res.active_steps[1] == 6  # v = 0: individual loss 0
     assert res.active_steps[3] <= res.active_steps[2] <= res.active_steps[1]
@@ -456,7 +458,7 @@ def test_theorem_4_5_negative_control():
     """Admitting a point while its budget *before* the step is within B (one step too many) is caught."""
     def broken(prod, s, B, a):
         return compare_exp_rational((a - 1) * B, prod) >= 0
-    caught = [not FZ.check_individual_filter(bernoulli_sum_mechanism, (1, 2, 3), 3, 2, B, 6, admit=broken).holds_for_budget(B)
+    caught = [not FZV.check_individual_filter(bernoulli_sum_mechanism, (1, 2, 3), 3, 2, B, 6, admit=broken).holds_for_budget(B)
               for B in ("0.05", "0.1", "0.2")]
     assert all(caught)
 
@@ -472,7 +474,7 @@ def test_theorem_4_5_negative_control():
 def test_filter_rounds_homogeneous_vs_closed_form(rho, B):
     if B / rho > 600:
         return
-    flt = FZ.RenyiFilter(2, B)
+    flt = FZA.RenyiFilter(2, B)
     k = 0
     while flt.try_run(rho):
         k += 1
@@ -481,9 +483,9 @@ def test_filter_rounds_homogeneous_vs_closed_form(rho, B):
 
 
 def test_filter_run_refusal_and_retry():
-    flt = FZ.RenyiFilter("3/2", "1")
+    flt = FZA.RenyiFilter("3/2", "1")
     assert flt.run("0.6") == 1
-    with pytest.raises(FZ.BudgetExceeded) as ei:
+    with pytest.raises(FZA.BudgetExceeded) as ei:
         flt.run("0.5")
     e = ei.value
     assert e.step == 2 and e.requested == (F(1, 2),) and isinstance(e, ValueError)
@@ -495,7 +497,7 @@ def test_filter_run_refusal_and_retry():
 
 
 def test_filter_gaussian_steps_and_dp_guarantee():
-    flt = FZ.RenyiFilter(8, "0.5")
+    flt = FZA.RenyiFilter(8, "0.5")
     n = 0
     while flt.try_run_gaussian(20, 1):
         n += 1
@@ -506,7 +508,7 @@ def test_filter_gaussian_steps_and_dp_guarantee():
 
 
 def test_filter_thread_safety():
-    flt = FZ.RenyiFilter(2, "10")
+    flt = FZA.RenyiFilter(2, "10")
     ok = []
 
     def worker():
@@ -524,11 +526,11 @@ def test_filter_thread_safety():
 
 
 def test_filter_json_round_trip_and_tampering():
-    flt = FZ.RenyiFilter("5/2", "1")
+    flt = FZA.RenyiFilter("5/2", "1")
     for r in ("0.1", "0.1", "0.25", "1/3"):
         flt.run(r)
     s = flt.to_json()
-    g = FZ.RenyiFilter.from_json(s)
+    g = FZA.RenyiFilter.from_json(s)
     assert g.spent == flt.spent and g.history == flt.history and g.params == flt.params
     assert g.history_runs == [(F(1, 10), 2), (F(1, 4), 1), (F(1, 3), 1)]
     for r in ("0.2", "0.3", "0.01"):
@@ -536,9 +538,9 @@ def test_filter_json_round_trip_and_tampering():
     d = json.loads(s)
     d["state"]["spent"] = "1/2"
     with pytest.raises(ValueError, match="digest"):
-        FZ.RenyiFilter.from_dict(d)
+        FZA.RenyiFilter.from_dict(d)
     # an over-budget history with a valid digest is refused as unreachable
-    from reference.filters import _digest
+    from reference.accountants.base import _digest
     d = json.loads(s)
     d["history"].append(["1", 1])
     d["state"]["spent"] = str(flt.spent + 1)
@@ -546,24 +548,24 @@ def test_filter_json_round_trip_and_tampering():
     body = {k: v for k, v in d.items() if k != "digest"}
     d["digest"] = _digest(body)
     with pytest.raises(ValueError, match="not reachable"):
-        FZ.RenyiFilter.from_dict(d)
+        FZA.RenyiFilter.from_dict(d)
     h = pickle.loads(pickle.dumps(flt))
     assert h.spent == flt.spent and h.run("0.01") == 5
 
 
 def test_filter_bad_parameters():
     with pytest.raises(ValueError, match="alpha"):
-        FZ.RenyiFilter(1, 1)
+        FZA.RenyiFilter(1, 1)
     with pytest.raises(ValueError, match="B"):
-        FZ.RenyiFilter(2, 0)
+        FZA.RenyiFilter(2, 0)
     with pytest.raises(ValueError, match="rho_t"):
-        FZ.RenyiFilter(2, 1).run(-1)
+        FZA.RenyiFilter(2, 1).run(-1)
     with pytest.raises(ValueError, match="sigma"):
-        FZ.RenyiFilter(2, 1).run_gaussian(0)
+        FZA.RenyiFilter(2, 1).run_gaussian(0)
     with pytest.raises(ValueError, match="rho"):
-        FZ.RenyiZCDPFilter("-1")
+        FZA.RenyiZCDPFilter("-1")
     with pytest.raises(ValueError, match="delta"):
-        FZ.RenyiDPFilter(1, 1)
+        FZA.RenyiDPFilter(1, 1)
 
 
 # ==========================================================================
@@ -578,9 +580,9 @@ def test_remark_4_4_decision_independent_of_alpha(steps):
     makes the same decisions for every alpha, equal to the zCDP filter and to Whitehouse's ZCDPFilter."""
     rho = F(1)
     alphas = [F(11, 10), F(2), F(8), F(1000)]
-    z = FZ.RenyiZCDPFilter(rho)
+    z = FZA.RenyiZCDPFilter(rho)
     w = ZCDPFilter(rho, 0)
-    renyi = {a: FZ.RenyiFilter(a, a * rho) for a in alphas}
+    renyi = {a: FZA.RenyiFilter(a, a * rho) for a in alphas}
     for sigma, D in steps:
         r = D * D / (2 * sigma * sigma)
         decisions = {a: renyi[a].can_run(a * D * D / (2 * sigma * sigma)) for a in alphas}  # Example 2.7, exact
@@ -602,7 +604,7 @@ def test_remark_4_4_dp_eps_is_the_optimum_of_fact_2_4():
         for a in (F(101, 100), F(2), F(10), a_star + F(1, 10**6), a_star):
             assert rdp_to_dp_eps(a, a * rho, delta) >= e
         assert rdp_to_dp_eps(a_star, a_star * rho, delta) - e <= e * mpmath.mpf(10) ** -40
-        z = FZ.RenyiZCDPFilter(rho)
+        z = FZA.RenyiZCDPFilter(rho)
         assert z.dp_guarantee(delta)["eps"] == e and z.rdp_at(3) == 3 * rho
 
 
@@ -625,7 +627,7 @@ def test_dp_filter_rho_budget_root():
 @settings(deadline=None, max_examples=25)
 def test_dp_filter_matches_whitehouse_theorem_1(eps_steps, eps, delta):
     """Same rule as Whitehouse et al. Theorem 1 with delta'' = 0 (a filter derived independently)."""
-    a = FZ.RenyiDPFilter(eps, delta)
+    a = FZA.RenyiDPFilter(eps, delta)
     b = DPFilter(eps, delta, 0)
     for e in eps_steps:
         assert a.can_run(e) == b.can_run(e, 0)
@@ -641,7 +643,7 @@ def test_dp_filter_rounds_homogeneous(eps0, eps, delta):
     rho = FZ.dp_filter_rho_budget(eps, delta, dps=60)
     assert k * e0 * e0 / 2 <= frac(rho) + F(1, 10**50)
     assert (k + 1) * e0 * e0 / 2 > frac(FZ.dp_filter_rho_budget(eps, delta, dps=60)) - F(1, 10**50)
-    f = FZ.RenyiDPFilter(eps, delta)
+    f = FZA.RenyiDPFilter(eps, delta)
     if k < 3000:
         n = 0
         while f.try_run(eps0):
@@ -651,13 +653,13 @@ def test_dp_filter_rounds_homogeneous(eps0, eps, delta):
 
 
 def test_dp_filter_state_and_json():
-    f = FZ.RenyiDPFilter("3", "1e-6")
+    f = FZA.RenyiDPFilter("3", "1e-6")
     f.run("0.1")
     f.run("0.2")
-    g = FZ.RenyiDPFilter.from_json(f.to_json())
+    g = FZA.RenyiDPFilter.from_json(f.to_json())
     assert g.V == F(1, 20) and g.remaining()["rho_spent"] == F(1, 40)
     assert g.dp_guarantee() == {"eps": 3, "delta": F(1, 10**6)}
-    with pytest.raises(FZ.BudgetExceeded, match="refused"):
+    with pytest.raises(FZA.BudgetExceeded, match="refused"):
         g.run("1")
 
 
@@ -665,7 +667,7 @@ def test_dp_filter_state_and_json():
 # Catalog entries: registered, cited, evaluable through the CLI in their direction
 # ==========================================================================
 
-FZ_IDS = sorted(k for k in CATALOG if k.startswith("feldman2021_") and CATALOG[k].func.__module__ == "reference.feldman2021")
+FZ_IDS = sorted(k for k in CATALOG if k.startswith("feldman2021_") and CATALOG[k].func.__module__ == "reference.bounds.feldman2021")
 
 
 def test_catalog_ids_registered():
@@ -703,5 +705,5 @@ def test_catalog_eval_direction(capsys, eid):
 
 
 def test_classes_carry_citations():
-    for cls in (FZ.RenyiFilter, FZ.RenyiZCDPFilter, FZ.RenyiDPFilter):
+    for cls in (FZA.RenyiFilter, FZA.RenyiZCDPFilter, FZA.RenyiDPFilter):
         assert cls.__citations__ and all(c["paper_key"] == "feldman2021" for c in cls.__citations__)

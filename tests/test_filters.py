@@ -1,4 +1,4 @@
-"""Tests of reference.filters: stateful filters and odometers (Whitehouse et al.)."""
+"""Tests of reference.accountants.whitehouse2023: stateful filters and odometers (Whitehouse et al.)."""
 from __future__ import annotations
 
 import inspect
@@ -14,10 +14,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reference import filters as fl
-from reference.filters import BudgetExceeded, DPFilter, MixedFilter, Odometer, ZCDPFilter
+from reference.accountants import whitehouse2023 as fl
+from reference.accountants import base as flb
+from reference.accountants.whitehouse2023 import (
+    BudgetExceeded,
+    DPFilter,
+    MixedFilter,
+    Odometer,
+    ZCDPFilter,
+)
 from reference.precision import to_exact
-from reference.whitehouse2023 import (
+from reference.bounds.whitehouse2023 import (
     filter_admits,
     filter_odometer,
     filter_rounds_homogeneous,
@@ -91,7 +98,7 @@ def sealed(d: dict) -> dict:
     """Recompute the digest of a hand-edited dict (to test the checks behind the digest)."""
     d = dict(d)
     d.pop("digest", None)
-    d["digest"] = fl._digest(d)
+    d["digest"] = flb._digest(d)
     return d
 
 

@@ -1,4 +1,4 @@
-"""Tests of reference.individual: feldman2021 Algorithm 3 (individual privacy filter) on noisy gradient descent."""
+"""Tests of reference.simulate.individual: feldman2021 Algorithm 3 (individual privacy filter) on noisy gradient descent."""
 from __future__ import annotations
 
 import json
@@ -7,9 +7,10 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from reference import individual as I
-from reference.classical import rdp_to_dp_eps
-from reference.feldman2021 import prop2_9_worst_case_queries, zcdp_filter_dp_eps
+from reference.simulate import individual as I
+from reference.bounds.classical import rdp_to_dp_eps
+from reference.bounds.feldman2021 import prop2_9_worst_case_queries
+from reference.accountants.feldman2021 import zcdp_filter_dp_eps
 from reference.precision import mpf_to_fraction, to_exact
 
 

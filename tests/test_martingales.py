@@ -33,7 +33,6 @@ from reference.martingales import (
     BackendUnavailable,
     CheckConfig,
     StepLaw,
-    add_cli,
     binom_tail_enclosure,
     binomial_exceeds,
     clopper_pearson,
@@ -45,11 +44,11 @@ from reference.martingales import (
     one_step_exact,
     one_step_mc,
     run_checks,
-    run_cli,
     simulate,
     x0_exact,
 )
-from reference import feldman2021, rogers2016
+from reference.cli.martingales import add_cli, run_cli
+from reference.bounds import feldman2021, rogers2016
 from reference.martingales.boundaries import RENYI_ALPHAS, Boundary, ceil_certified, floor_certified, renyi_kappa
 from reference.martingales.cuda import KERNEL_SOURCE, run_host_harness
 from reference.martingales.processes import default_grid, one_step_exact_state
@@ -472,7 +471,7 @@ BS = make_boundaries(F(1, 10), F(2), include_negative=True)
 @pytest.mark.parametrize("b", [b for b in BS if b.reference is not None], ids=lambda b: b.key)
 @pytest.mark.parametrize("V", [F(1, 100), F(1, 3), F(1), F(5, 2), F(40)])
 def test_boundary_formulas_vs_public_functions(b, V):
-    """The interval formula and the float mirror agree with reference.whitehouse2023 (the catalogued functions)."""
+    """The interval formula and the float mirror agree with reference.bounds.whitehouse2023 (the catalogued functions)."""
     ref = b.reference(V)
     if not b.finite(V):
         assert ref == mpmath.inf
@@ -658,7 +657,7 @@ def test_two_sided_fixed_and_markov_kernels_agree_path_by_path():
 
 
 def test_rogers_thm6_5_boundary_vs_public_odometer():
-    """rogers2016 Theorem 6.5 (corrected): the checked b(V) + (sum eps(e^eps-1)/2 - V/2) is reference.rogers2016.advanced_odometer,
+    """rogers2016 Theorem 6.5 (corrected): the checked b(V) + (sum eps(e^eps-1)/2 - V/2) is reference.bounds.rogers2016.advanced_odometer,
     and b(V) <= the odometer (so a crossing of the odometer is a crossing of b: "pass" is conservative)."""
     d, n = F(1, 10), 100
     b = next(x for x in make_boundaries(d, F(10), n_records=n) if x.key == "rogers2016_thm6_5_odometer")
@@ -674,7 +673,7 @@ def test_rogers_thm6_5_boundary_vs_public_odometer():
 
 
 def test_rogers_control_vs_public_odometer():
-    """nc_rogers_odometer_no_union_quarter_log is reference.rogers2016.advanced_odometer with its deviation term scaled by
+    """nc_rogers_odometer_no_union_quarter_log is reference.bounds.rogers2016.advanced_odometer with its deviation term scaled by
     sqrt(log(1/delta)/(4 log(2|D|/delta))) and its mean term replaced by k_U V/2 >= sum eps(e^eps - 1)/2 (eps <= eps_max),
     so it lies above the broken odometer (a "fail" is conservative); k_U >= (e^eps_max - 1)/eps_max to 60 digits."""
     from reference.martingales.boundaries import rogers_mean_kappa
@@ -789,7 +788,7 @@ def test_renyi_odometer_crossing_vs_exact_enumeration(policy):
 def test_stopping_time_adversary_is_dominated_by_homogeneous():
     """rogers2016 Algorithm 5 stops (freezes L and V), so for a boundary b(V) its crossing probability is at most the
     homogeneous adversary's: exact check with proofs/adaptive_rr.odometer_crossing (T = 30)."""
-    from reference.rogers_games import StoppingTimeAdversary
+    from reference.simulate.rogers2016_games import StoppingTimeAdversary
 
     T, e = 24, F(1, 10)
     keys = ("whitehouse2022_thm2_mixture_odometer", "feldman2021_renyi_odometer_zcdp", "nc_fixed_time_odometer",

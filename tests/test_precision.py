@@ -7,8 +7,19 @@ import mpmath
 import pytest
 from hypothesis import example, given, strategies as st
 
-from reference.precision import (digits_of_inverse, last_true, Domain, certified, check, check_seq, compare_exp_rational,
-                                 directed_decimal, enclosure, sign_of, to_exact)
+from reference.precision import (
+    digits_of_inverse,
+    last_true,
+    Domain,
+    certified,
+    check,
+    check_seq,
+    compare_exp_rational,
+    directed_decimal,
+    enclosure,
+    sign_of,
+    to_exact,
+)
 
 
 @pytest.mark.parametrize("x, expected", [
@@ -134,7 +145,7 @@ def test_digits_of_inverse(q, d):
 def test_rounds_homogeneous_at_tiny_eps0_is_the_exact_threshold(eps0):
     """whitehouse2022 Theorem 1 and feldman2021 Theorem 4.7 on 10^40 and 10^599 rounds: K admitted, K + 1 refused
     (exact decisions), and K agrees with y*/eps0^2 computed independently at 700 digits."""
-    from reference import feldman2021, whitehouse2023 as W
+    from reference.bounds import feldman2021, whitehouse2023 as W
 
     v0 = Fraction(eps0) ** 2
     K = W.filter_rounds_homogeneous(eps0, 0, 1, "1e-6", 0)

@@ -23,12 +23,12 @@ from hypothesis import strategies as st
 from mpmath.ctx_mp import MPContext
 
 from reference import report as rpt
-from reference import rogers2016 as R
-from reference import whitehouse2023 as W
+from reference.bounds import rogers2016 as R
+from reference.bounds import whitehouse2023 as W
 from reference.catalog import CATALOG
-from reference.filters import BudgetExceeded
+from reference.accountants.whitehouse2023 import BudgetExceeded
 from reference.precision import mpf_to_fraction
-from reference.rogers_filters import (
+from reference.accountants.rogers2016 import (
     AdvancedFilter,
     AdvancedFilterAsPrinted,
     AdvancedOdometer,
@@ -758,7 +758,7 @@ def test_json_round_trip_and_tampering():
     b.run("1")
     d = b.to_dict()
     d["params"]["eps_g"] = "1/2"
-    from reference.filters import _digest
+    from reference.accountants.base import _digest
     d["digest"] = _digest({k: v for k, v in d.items() if k != "digest"})
     with pytest.raises(ValueError, match="not reachable"):
         BasicFilter.from_dict(d)

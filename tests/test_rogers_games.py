@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from mpmath.ctx_mp import MPContext
 
-from reference import rogers2016 as R
-from reference import rogers_games as G
-from reference import whitehouse2023 as W
+from reference.bounds import rogers2016 as R
+from reference.simulate import rogers2016_games as G
+from reference.bounds import whitehouse2023 as W
 from reference.precision import mpf_to_fraction
-from reference.rogers_filters import AdvancedFilter
+from reference.accountants.rogers2016 import AdvancedFilter
 
 
 def X(x) -> F:

@@ -6,7 +6,7 @@ import mpmath
 import pytest
 import sympy as sp
 
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 from reference.catalog import entries
 from symbolic import whitehouse2023 as S
 

@@ -10,10 +10,10 @@ import pytest
 import sympy as sp
 from hypothesis import example, given, strategies as st
 
-from reference import classical as C
-from reference import feldman2021 as FZ
-from reference import rogers2016 as R
-from reference import whitehouse2023 as W
+from reference.bounds import classical as C
+from reference.bounds import feldman2021 as FZ
+from reference.bounds import rogers2016 as R
+from reference.bounds import whitehouse2023 as W
 from symbolic import classical as SC
 from symbolic import feldman2021 as SF
 from symbolic import rogers2016 as SR

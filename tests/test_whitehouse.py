@@ -7,7 +7,7 @@ import mpmath
 import pytest
 from hypothesis import example, given, strategies as st
 
-from reference import whitehouse2023 as W
+from reference.bounds import whitehouse2023 as W
 from reference.precision import mpf_to_fraction
 
 mp = mpmath.mp.clone() if hasattr(mpmath.mp, "clone") else None

@@ -22,7 +22,7 @@ What is checked (see :mod:`.processes`, :mod:`.boundaries`, :mod:`.check`):
 
 Array code is written once against ``xp`` (NumPy, or CuPy with a CUDA device:
 :func:`get_backend`); fused CUDA kernels live in :mod:`.cuda`.  The CLI
-subcommand ``check-martingales`` is :func:`add_cli` / :func:`run_cli`.
+subcommand ``check-martingales`` is :mod:`reference.cli.martingales`.
 
 How to add a process:
   1. write its one-step ratio as ``sqrt(A2) exp(A l^2 + B l + G)`` of the step's loss l and
@@ -38,16 +38,31 @@ How to add a boundary:
   2. the threshold, kernel and verdict code need no change; the tests compare the formula
      with the public function and the crossing frequency with exact enumerations.
 """
-from .backend import Backend, BackendUnavailable, cupy_available, get_backend
+from .backend import (
+    Backend,
+    BackendUnavailable,
+    cupy_available,
+    get_backend,
+)
 from .boundaries import Boundary, make_boundaries
 from .check import CheckConfig, render_table, run_checks
-from .cli import add_cli, run_cli
 from .laws import StepLaw
-from .processes import NEGATIVE_PROCESSES, PROCESSES, one_step_exact, one_step_mc, x0_exact
-from .simulate import Adversary, default_adversaries, make_plan, simulate
+from .processes import (
+    NEGATIVE_PROCESSES,
+    PROCESSES,
+    one_step_exact,
+    one_step_mc,
+    x0_exact,
+)
+from .simulate import (
+    Adversary,
+    default_adversaries,
+    make_plan,
+    simulate,
+)
 from .stats import binom_tail_enclosure, binomial_exceeds, clopper_pearson
 
 __all__ = ["Backend", "BackendUnavailable", "cupy_available", "get_backend", "Boundary", "make_boundaries",
-           "CheckConfig", "render_table", "run_checks", "add_cli", "run_cli", "StepLaw", "PROCESSES",
+           "CheckConfig", "render_table", "run_checks", "StepLaw", "PROCESSES",
            "NEGATIVE_PROCESSES", "one_step_exact", "one_step_mc", "x0_exact", "Adversary", "default_adversaries",
            "make_plan", "simulate", "binom_tail_enclosure", "binomial_exceeds", "clopper_pearson"]

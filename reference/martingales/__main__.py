@@ -1,6 +1,6 @@
 """``python -m reference.martingales [options]`` = ``fullyadaptive check-martingales [options]``."""
 import sys
 
-from .cli import main
+from ..cli.martingales import main
 
 sys.exit(main())

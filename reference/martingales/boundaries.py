@@ -24,7 +24,7 @@ of the odometer implies a crossing of the checked boundary and a "pass" is conse
   every step with ``eps <= eps_max``.
 
 Each boundary has an interval formula (used for exact thresholds; cross-checked in
-the tests against the public functions of :mod:`reference.whitehouse2023`) and a
+the tests against the public functions of :mod:`reference.bounds.whitehouse2023`) and a
 float64 mirror written against an array module (used for the tables of the
 state-dependent adversaries, with a relative safety band).
 
@@ -50,9 +50,9 @@ from typing import Callable
 
 import mpmath
 
-from .. import feldman2021 as fz
-from .. import rogers2016 as r16
-from .. import whitehouse2023 as wh
+from ..bounds import feldman2021 as fz
+from ..bounds import rogers2016 as r16
+from ..bounds import whitehouse2023 as wh
 from ..precision import certified, iv_const, mpf_to_fraction
 from ._iv import ends, ivctx
 
@@ -116,7 +116,7 @@ BOUNDARY_KEYS = ("whitehouse2022_thm3_linear", "whitehouse2022_thm4_mixture", "w
 NEGATIVE_BOUNDARY_KEYS = ("nc_mixture_half_log", "nc_fixed_time_odometer", "nc_renyi_odometer_no_union",
                           "nc_renyi_odometer_quarter_log", "nc_rogers_odometer_no_union_quarter_log")
 
-#: The Renyi odometer's default order grid (reference.feldman2021._ALPHAS_DEFAULT), fixed before the interaction.
+#: The Renyi odometer's default order grid (reference.bounds.feldman2021._ALPHAS_DEFAULT), fixed before the interaction.
 RENYI_ALPHAS = tuple(F(a) for a in ("5/4", "3/2", "2", "3", "4", "6", "8", "12", "16", "24", "32", "64", "128"))
 
 
@@ -290,7 +290,7 @@ def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: boo
                 reference=lambda V, fn=fn, d=d, n=n: fn(V, d, n)))
 
 
-    # rogers2016 Theorem 6.5, union bound corrected (reference.rogers2016.advanced_odometer), two-sided
+    # rogers2016 Theorem 6.5, union bound corrected (reference.bounds.rogers2016.advanced_odometer), two-sided
     # (Definition 3.1 bounds |Loss|), mean term sum eps(e^eps - 1)/2 replaced by its lower bound V/2
     if d < F(36787944117144232, 10 ** 17) and n_records >= 2:
         n = int(n_records)
@@ -320,7 +320,7 @@ def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: boo
             "rogers2016 Theorem 6.5 (corrected: log(2|D|/delta_g))", "L", True, d, {"n_records": n, "grid_points": m_grid},
             iv=rog65, np=rog65_np, reference=rog65_ref, two_sided=True))
 
-    # feldman2021 Renyi odometer (derived from the Theorem 3.1 supermartingale; reference.feldman2021.renyi_odometer_zcdp)
+    # feldman2021 Renyi odometer (derived from the Theorem 3.1 supermartingale; reference.bounds.feldman2021.renyi_odometer_zcdp)
     kap = renyi_kappa(eps_max)
     A = RENYI_ALPHAS
     out.append(Boundary(

@@ -30,7 +30,14 @@ import numpy as np
 from ..precision import Domain, check, directed_decimal
 from .backend import get_backend
 from .boundaries import make_boundaries
-from .processes import NEGATIVE_PROCESSES, PROCESSES, default_grid, one_step_exact, one_step_mc, x0_exact
+from .processes import (
+    NEGATIVE_PROCESSES,
+    PROCESSES,
+    default_grid,
+    one_step_exact,
+    one_step_mc,
+    x0_exact,
+)
 from .simulate import default_adversaries, make_plan, simulate
 from .stats import binomial_exceeds, clopper_pearson
 

@@ -26,7 +26,7 @@ Processes (``key``: citation):
   order alpha: ``min(alpha eps^2/2, eps)`` for eps-DP steps (Bun-Steinke 2016),
   ``alpha rho`` for the Gaussian (exact: a tie).
 * ``feldman2021_renyi_odometer_kl``: the supermartingale behind the feldman2021 Renyi
-  odometer (:func:`reference.feldman2021.renyi_odometer_zcdp`) with each step viewed as
+  odometer (:func:`reference.bounds.feldman2021.renyi_odometer_zcdp`) with each step viewed as
   ``rho``-zCDP for ``rho`` = its KL divergence = its mean loss (``eps tanh(eps/2)`` for
   RR, ``eps - 1 + e^-eps`` for Laplace, ``rho`` for the Gaussian): under P,
   ``X_t = exp((alpha - 1)(L_t - alpha sum_{s<=t} rho_s))``, on the odometer's order grid.

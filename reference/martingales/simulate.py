@@ -45,7 +45,12 @@ from fractions import Fraction
 import numpy as np
 
 from ..precision import certified, iv_const, mpf_to_fraction
-from .boundaries import BIG, Boundary, ceil_certified, floor_certified
+from .boundaries import (
+    BIG,
+    Boundary,
+    ceil_certified,
+    floor_certified,
+)
 from .laws import StepLaw
 from .rng import chunk_bitgen, philox_draws, stream_tag
 

@@ -44,8 +44,8 @@ from mpmath import libmp
 from mpmath.ctx_iv import MPIntervalContext
 from mpmath.ctx_mp import MPContext
 
-from .catalog import Param, register
-from .precision import (
+from ..catalog import Param, register
+from ..precision import (
     DEFAULT_DPS,
     INF,
     MAX_PREC_BITS,

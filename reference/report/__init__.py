@@ -15,11 +15,11 @@ target ``eps = 1``, ``delta' = 1e-6``, ``delta'' = 0``, a homogeneous workload o
 (e) the exact verifier's slack table: every filter and odometer of the seeds
     against adaptive randomized-response adversaries, the certified delta
     achieved against the delta allowed, and the negative controls it catches
-    (:mod:`reference.verifier_targets`; about half a minute; ``verify=False``
+    (:mod:`reference.verify.targets`; about half a minute; ``verify=False``
     or ``fullyadaptive report --no-verify`` leaves it out);
 (f) the errata in ``reference/data/errata.json`` (when that file exists).
 
-Every number comes from :mod:`reference.whitehouse2023` or from the exact helpers
+Every number comes from :mod:`reference.bounds.whitehouse2023` or from the exact helpers
 below; the round counts are exact decisions, not rounded values.
 """
 from __future__ import annotations
@@ -35,9 +35,9 @@ from typing import Iterable
 
 import mpmath
 
-from . import __version__
-from .catalog import Entry, entries
-from .precision import (
+from .. import __version__
+from ..catalog import Entry, entries
+from ..precision import (
     DEFAULT_DPS,
     Domain,
     certified,
@@ -82,7 +82,7 @@ DEFAULTS: dict = {
 }
 
 #: Where the lead keeps the list of errata (absent until written).
-ERRATA_PATH = Path(__file__).resolve().parent / "data" / "errata.json"
+ERRATA_PATH = Path(__file__).resolve().parents[1] / "data" / "errata.json"
 
 _ERRATUM_FIELDS = ("location", "printed", "corrected", "consequence", "check", "seed")
 
@@ -145,67 +145,12 @@ def format_value(entry: Entry, value, digits: int) -> str:
     return directed_decimal(value, digits, entry.direction)
 
 
-# --------------------------------------------------------------------------
-# Advanced and basic composition on a homogeneous workload
-# --------------------------------------------------------------------------
-
-def _tanh_half(c, e):
-    return 1 - 2 / (c.exp(e) + 1)
-
-
-def _advcomp_homogeneous(c, dp, e0, k):
-    """sqrt(2 log(1/delta') k eps0^2) + k eps0 tanh(eps0/2): eq. (2) with k equal steps."""
-    return c.sqrt(2 * (-c.log(dp)) * k * e0 * e0) + k * e0 * _tanh_half(c, e0)
-
-
-def advcomp_eps_homogeneous(eps0, k, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Eq. (2) (whitehouse2022) for ``k`` steps of the same ``eps0``, rounded up.
-
-    Equals ``advanced_composition_eps([eps0] * k, delta_prime)`` but costs O(1)
-    in ``k``.  Preconditions: eps0 >= 0, integer k >= 1, delta' in (0, 1).
-    """
-    e0 = check("eps0", eps0, Domain.nonnegative())
-    kk = check("k", k, Domain.integers_from(1))
-    dp = check("delta_prime", delta_prime, Domain.open_unit())
-    return certified(_advcomp_homogeneous, (dp, e0, kk), "upper", dps)
-
-
-def advcomp_admits_homogeneous(eps0, k, eps, delta_prime) -> bool:
-    """Exact test of ``advanced composition of k eps0-DP steps <= eps`` (no rounding error)."""
-    e0 = check("eps0", eps0, Domain.nonnegative())
-    kk = check("k", k, Domain.integers_from(0))
-    et = check("eps", eps, Domain.positive())
-    dp = check("delta_prime", delta_prime, Domain.open_unit())
-    if kk == 0 or e0 == 0:
-        return True
-    s = sign_of(lambda c, et, dp, e0, kk: et - _advcomp_homogeneous(c, dp, e0, kk), (et, dp, e0, kk))
-    return s >= 0
-
-
-def advcomp_rounds_homogeneous(eps0, eps, delta_prime) -> int:
-    """Largest k with ``advanced_composition_eps([eps0] * k, delta') <= eps`` (exponential + binary search)."""
-    e0 = check("eps0", eps0, Domain.positive())
-    et = check("eps", eps, Domain.positive())
-    dp = check("delta_prime", delta_prime, Domain.open_unit())
-    if not advcomp_admits_homogeneous(e0, 1, et, dp):
-        return 0
-    lo, hi = 1, 2
-    while advcomp_admits_homogeneous(e0, hi, et, dp):  # the sum grows at least like k eps0 tanh(eps0/2)
-        lo, hi = hi, 2 * hi
-    while hi - lo > 1:  # invariant: lo admitted, hi refused
-        mid = (lo + hi) // 2
-        if advcomp_admits_homogeneous(e0, mid, et, dp):
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
-def basic_rounds_homogeneous(eps0, eps) -> int:
-    """Basic composition: ``floor(eps / eps0)`` rounds (exact)."""
-    e0 = check("eps0", eps0, Domain.positive())
-    et = check("eps", eps, Domain.positive())
-    return math.floor(et / e0)
+from ..bounds.baselines import (  # noqa: E402  (re-exported: the report's round counts)
+    advcomp_admits_homogeneous,
+    advcomp_eps_homogeneous,
+    advcomp_rounds_homogeneous,
+    basic_rounds_homogeneous,
+)
 
 
 # --------------------------------------------------------------------------
@@ -262,11 +207,11 @@ def _catalog_rows(digits: int, progress: bool) -> list[dict]:
 
 
 def _rounds(cfg: dict) -> dict:
-    from .whitehouse2023 import filter_rounds_homogeneous
+    from ..bounds.whitehouse2023 import filter_rounds_homogeneous
 
     et, dp, d2 = cfg["eps_target"], cfg["delta_prime"], cfg["delta_second"]
 
-    from .baselines import rounds_comparison
+    from ..bounds.baselines import rounds_comparison
 
     def one(eps0):
         return {
@@ -284,7 +229,7 @@ def _rounds(cfg: dict) -> dict:
 
 
 def _odometers(cfg: dict, digits: int) -> dict:
-    from .whitehouse2023 import (
+    from ..bounds.whitehouse2023 import (
         filter_odometer,
         mixture_odometer,
         rogers_odometer_quoted_2023,
@@ -326,7 +271,7 @@ def _odometers(cfg: dict, digits: int) -> dict:
 
 def _amplification(cfg: dict, digits: int) -> dict:
     """balle2020 bounds at (eps0, n or m, delta): the central eps and whether it amplifies (eps < eps0)."""
-    from . import balle2020 as B
+    from ..bounds import balle2020 as B
 
     delta = cfg["amplification_delta"]
     rows = []
@@ -351,7 +296,7 @@ def _verification(cfg: dict, progress: bool) -> dict | None:
     """whitehouse2022 Thm 1-2, rogers2016, feldman2021: the verifier's slack table and negative controls at their defaults."""
     if not cfg.get("verify", True):
         return None
-    from .verifier_targets import negative_control_table, slack_table
+    from ..verify.targets import negative_control_table, slack_table
 
     bar = None
     cb = None
@@ -450,7 +395,7 @@ def render_markdown(rep: dict) -> str:
              "sum eps_m tanh(eps_m/2) (Figure 1a), so on a homogeneous workload it admits at most as many rounds; "
              "what it buys is that the eps_m may be chosen adaptively. All counts are exact decisions.")
     L.append("")
-    from .baselines import ROUND_RULES
+    from ..bounds.baselines import ROUND_RULES
 
     L.append(f"Every filter of the seeds against the yardsticks, target (eps, delta) = ({s['eps_target']}, "
              f"{s['delta_prime']}). Optimal composition (Kairouz, Oh, Viswanath) is the most any valid rule can "

@@ -35,8 +35,8 @@ from typing import Callable, Sequence
 import mpmath
 from mpmath.ctx_mp import MPContext
 
-from .catalog import Param, cites, register
-from .precision import (
+from ..catalog import Param, cites, register
+from ..precision import (
     DEFAULT_DPS,
     INF,
     Domain,

@@ -18,10 +18,10 @@ Check-Ins* (NeurIPS 2020, arXiv 2007.06605; paper key ``balle2020``):
   regression where each client's clipped gradient is privatised locally;
 * :func:`run_protocol`: end-to-end training returning a :class:`ProtocolResult`
   with ``summary()`` (utility, dummy updates, the privacy guarantee from
-  :mod:`reference.balle2020`);
+  :mod:`reference.bounds.balle2020`);
 * :func:`simulate_dummy_updates` (Propositions 3.4 and 4.4) and
   :func:`simulate_rr_outputs` (the protocols' released bits, compared with the
-  exact laws of :mod:`reference.checkins_exact`).
+  exact laws of :mod:`reference.verify.checkins_exact`).
 
 Simulations are floating point (NumPy ``Generator``, seeded); parameters are
 validated exactly (:func:`reference.precision.check`) before being converted.
@@ -30,7 +30,6 @@ Array code is written against NumPy only.
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass, field
 from fractions import Fraction
@@ -40,15 +39,21 @@ import mpmath
 import numpy as np
 from mpmath.ctx_mp import MPContext
 
-from . import balle2020 as B
-from .balle2020 import cites
-from .precision import Domain, check, directed_decimal, mpf_to_fraction, sign_of
+from ..bounds import balle2020 as B
+from ..bounds.balle2020 import cites
+from ..precision import (
+    Domain,
+    check,
+    directed_decimal,
+    mpf_to_fraction,
+    sign_of,
+)
 
 __all__ = [
     "RandomizedResponse", "LaplaceRandomizer", "GaussianRandomizer", "gaussian_delta0", "smallest_delta1",
     "random_checkin", "select_one_per_step", "fixed_window_schedule", "averaged_schedule", "sliding_window_schedule",
     "simulate_dummy_updates", "simulate_rr_outputs",
-    "LogisticTask", "make_logistic_task", "ProtocolResult", "run_protocol", "add_cli",
+    "LogisticTask", "make_logistic_task", "ProtocolResult", "run_protocol",
 ]
 
 _HALF = Domain.half_open_unit()
@@ -569,7 +574,7 @@ def run_protocol(protocol: str = "fixed", *, n: int = 1000, m: Optional[int] = N
     ``1`` otherwise; ``T = n - m + 1`` server steps for sliding windows; learning
     rate ``R / sqrt(steps (L^2 + noise second moment))`` (Theorems 3.5/4.2, L = clip,
     R = model diameter).  The privacy guarantee is the matching bound of
-    :mod:`reference.balle2020` at ``delta`` (its (eps0, delta0) clause for the
+    :mod:`reference.bounds.balle2020` at ``delta`` (its (eps0, delta0) clause for the
     Gaussian randomizer).  Deterministic given ``seed``.
     """
     if protocol not in ("fixed", "averaged", "sliding"):
@@ -668,42 +673,3 @@ def run_protocol(protocol: str = "fixed", *, n: int = 1000, m: Optional[int] = N
                           participants=int(used.size), expected_dummy_updates=expected_dummy, utility=utility,
                           eps=eps, delta=dd, theorem=thm, amplifies=amp, utility_bound=ubound, utility_theorem=uthm,
                           notes=notes, seed=seed)
-
-
-# ===========================================================================
-# CLI hook (reference.cli.EXTENSIONS)
-# ===========================================================================
-
-def add_cli(sub) -> list[str]:
-    """Register ``fullyadaptive checkins``: run a balle2020 protocol end to end (see :func:`run_protocol`)."""
-    p = sub.add_parser("checkins", help="run a random check-in protocol (balle2020) and report utility and privacy")
-    p.add_argument("--protocol", choices=("fixed", "averaged", "sliding"), default="fixed")
-    p.add_argument("--task", choices=("logreg", "mean_bit"), default="logreg")
-    p.add_argument("--randomizer", choices=("laplace", "gaussian", "rr"), default=None)
-    p.add_argument("--n", type=int, default=1000)
-    p.add_argument("--m", type=int, default=None)
-    p.add_argument("--p0", default=None)
-    p.add_argument("--eps0", default="1")
-    p.add_argument("--sigma", default=None)
-    p.add_argument("--clip", default="1")
-    p.add_argument("--d", type=int, default=5)
-    p.add_argument("--delta", default="1e-6")
-    p.add_argument("--T", type=int, default=None)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", action="store_true")
-
-    def run(args) -> int:
-        rzk = args.randomizer or ("rr" if args.task == "mean_bit" else "laplace")
-        try:
-            res = run_protocol(args.protocol, n=args.n, m=args.m, p0=args.p0, task=args.task, randomizer=rzk,
-                               eps0=args.eps0, sigma=args.sigma, clip=args.clip, d=args.d, delta=args.delta,
-                               T=args.T, seed=args.seed)
-        except (ValueError, TypeError) as exc:
-            import sys
-            print(f"checkins: error: {exc}", file=sys.stderr)
-            return 2
-        print(json.dumps(res.as_dict(), indent=2, default=str) if args.json else res.summary())
-        return 0
-
-    p.set_defaults(func=run)
-    return ["checkins"]

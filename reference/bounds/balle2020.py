@@ -37,8 +37,8 @@ from typing import Sequence
 
 import mpmath
 
-from .catalog import PAPERS, Param, register
-from .precision import (
+from ..catalog import PAPERS, Param, register
+from ..precision import (
     DEFAULT_DPS,
     Domain,
     last_true,
@@ -220,7 +220,7 @@ def lemma_a2_eq2_eps(c: Sequence, eps0, delta, *, dps: int = DEFAULT_DPS) -> mpm
 @register("balle2020_thm3_2_eps", paper=B, result="Theorem 3.2", direction="upper",
           summary="Random check-ins into a fixed window (Algorithm 1): eps = p0 (e^eps0-1) sqrt(2 e^eps0 log(1/delta)/m) + p0^2 e^eps0 (e^eps0-1)^2/(2m)",
           params=(_eps0, _m, _p0, _delta), provenance=RE,
-          note="Formula stripped in the seed; re-derived along its proof sketch (probable replacement, overlapping mixtures, heterogeneous advanced composition): q_bar_j = p0/(m - a (j-1)), a = p0 (1 - e^-eps0), sum_j q_bar_j^2 <= p0^2/(m (1-a)) <= p0^2 e^eps0/m. Independent of n (Remark 1: the population size need not be known). The leading term's shape matches Remarks 1-2 (amplification p0/sqrt(m), sqrt(m)/n for p0 = m/n); the lower-order constant may differ from the printed one. Checked: exact privacy of Algorithm 1 with randomized response (reference/checkins_exact.py) never exceeds it.")
+          note="Formula stripped in the seed; re-derived along its proof sketch (probable replacement, overlapping mixtures, heterogeneous advanced composition): q_bar_j = p0/(m - a (j-1)), a = p0 (1 - e^-eps0), sum_j q_bar_j^2 <= p0^2/(m (1-a)) <= p0^2 e^eps0/m. Independent of n (Remark 1: the population size need not be known). The leading term's shape matches Remarks 1-2 (amplification p0/sqrt(m), sqrt(m)/n for p0 = m/n); the lower-order constant may differ from the printed one. Checked: exact privacy of Algorithm 1 with randomized response (reference/verify/checkins_exact.py) never exceeds it.")
 def thm3_2_eps(eps0, m, p0, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Theorem 3.2 (balle2020, re-derived): central eps of Algorithm 1 with an eps0-DP local randomizer.
 

@@ -7,7 +7,7 @@ sliding window of Section 4.2) and of shuffling (Section 5, after Erlingsson et
 al. 2019).  This module computes the *exact* privacy curve of each protocol when
 the local randomizer is binary randomized response with ``e^eps0 = E`` rational,
 for one pair of neighbouring datasets (they differ in one client's bit), so that
-every bound of :mod:`reference.balle2020` can be checked against the truth.
+every bound of :mod:`reference.bounds.balle2020` can be checked against the truth.
 
 Everything is exact: probabilities are ``Fraction`` (or integers over a common
 denominator), the set ``{y : P(y) > e^eps Q(y)}`` is decided exactly
@@ -42,8 +42,8 @@ from typing import Sequence
 
 import mpmath
 
-from .balle2020 import cites
-from .precision import (
+from ..bounds.balle2020 import cites
+from ..precision import (
     DEFAULT_DPS,
     Domain,
     certified,

@@ -5,8 +5,8 @@ The README holds the catalog table between ``<!-- catalog:start -->`` and
 ``<!-- errata:end -->``; ``tests/test_cli.py`` checks both are up to date.
 After adding or changing an entry or an erratum, regenerate them with::
 
-    python -m reference.readme_table          # rewrites README.md in place
-    python -m reference.readme_table --check  # exit 1 if README.md is stale
+    python -m reference.cli.readme_table          # rewrites README.md in place
+    python -m reference.cli.readme_table --check  # exit 1 if README.md is stale
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .catalog import entries
+from ..catalog import entries
 
 START = "<!-- catalog:start -->"
 END = "<!-- catalog:end -->"
@@ -74,9 +74,9 @@ def render(text: str) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m reference.readme_table", description=__doc__,
+    ap = argparse.ArgumentParser(prog="python -m reference.cli.readme_table", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("readme", nargs="?", default=str(Path(__file__).resolve().parents[1] / "README.md"))
+    ap.add_argument("readme", nargs="?", default=str(Path(__file__).resolve().parents[2] / "README.md"))
     ap.add_argument("--check", action="store_true", help="do not write; exit 1 if the table is stale")
     args = ap.parse_args(argv)
     p = Path(args.readme)
@@ -84,7 +84,7 @@ def main(argv=None) -> int:
     new = render(old)
     if args.check:
         if new != old:
-            print(f"{p}: generated tables are out of date; run python -m reference.readme_table", file=sys.stderr)
+            print(f"{p}: generated tables are out of date; run python -m reference.cli.readme_table", file=sys.stderr)
             return 1
         return 0
     if new != old:

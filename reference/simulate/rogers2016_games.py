@@ -45,9 +45,14 @@ from typing import Callable, Iterable, Optional
 import mpmath
 from mpmath.ctx_iv import MPIntervalContext
 
-from .catalog import cites
-from .precision import Domain, check, compare_exp_rational, sign_of
-from .rogers2016 import CONT, HALT
+from ..catalog import cites
+from ..precision import (
+    Domain,
+    check,
+    compare_exp_rational,
+    sign_of,
+)
+from ..bounds.rogers2016 import CONT, HALT
 
 __all__ = [
     "Round", "Transcript", "GameResult", "INF_LOSS",
@@ -287,7 +292,7 @@ def fixed_param_comp(eps, delta, b, rng, adversary=None) -> GameResult:
     adversary is given, its ``choose`` must return exactly the fixed parameters
     (``ValueError`` otherwise): it may only pick the datasets.  Returns a :class:`GameResult`.
     """
-    from .rogers2016 import _eps_delta
+    from ..bounds.rogers2016 import _eps_delta
 
     es, ds = _eps_delta(eps, delta)
     fixed = [(e, d) for e, d in zip(es, ds)]
@@ -312,8 +317,8 @@ def privacy_filter_comp(adversary, k, b, comp, rng) -> GameResult:
     Before round i the filter is asked about (eps_1, delta_1, ..., eps_i, delta_i); on HALT
     the run stops (the remaining outputs are bot in the paper; here ``halted=True``).
     ``comp`` is either a closed-form filter ``comp(eps_tuple, delta_tuple) -> 'CONT'|'HALT'``
-    (e.g. ``functools.partial(reference.rogers2016.advanced_filter, eps_g=..., delta_g=...)``)
-    or a fresh stateful filter object with ``try_run`` (:mod:`reference.rogers_filters`).
+    (e.g. ``functools.partial(reference.bounds.rogers2016.advanced_filter, eps_g=..., delta_g=...)``)
+    or a fresh stateful filter object with ``try_run`` (:mod:`reference.accountants.rogers2016`).
     """
     if comp is None:
         raise ValueError("comp must be a filter (callable or object with try_run), found None")

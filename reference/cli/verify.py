@@ -1,7 +1,7 @@
 """The ``fullyadaptive verify`` subcommand (see :data:`reference.cli.EXTENSIONS`).
 
-Runs the exact verifier (:mod:`reference.verifier`) of every shipped filter/odometer
-(:data:`reference.verifier_targets.TARGETS`) against the standard adaptive randomized-response
+Runs the exact verifier (:mod:`reference.verify.engine`) of every shipped filter/odometer
+(:data:`reference.verify.targets.TARGETS`) against the standard adaptive randomized-response
 adversaries and prints the certified slack table; ``--negative-controls`` also runs the
 deliberately broken targets, which must be caught.
 """
@@ -12,7 +12,7 @@ import sys
 
 
 def _verify(args) -> int:
-    from .verifier_targets import negative_control_table, render_table, slack_table
+    from ..verify.targets import negative_control_table, render_table, slack_table
 
     bar = None
     progress = None
@@ -66,7 +66,7 @@ def add_cli(sub) -> list[str]:
                     "enclosure of the achieved delta against loss- and V-dependent adversaries and prints the slack "
                     "table (verdict pass iff the certified upper bound is <= the claimed delta). Exit status 1 if any "
                     "target fails or a negative control is not caught.")
-    p.add_argument("--target", default="all", help="target name or 'all' (default); see reference.verifier_targets.TARGETS")
+    p.add_argument("--target", default="all", help="target name or 'all' (default); see reference.verify.targets.TARGETS")
     p.add_argument("--adversary", default="all",
                    help="adversary name or 'all' (default): homogeneous, alternating, loss_chasing, variance_spender, "
                         "stopping_time, random_adaptive, delta_spender")

@@ -19,11 +19,15 @@ Every count is an exact decision (see each function), so orderings such as
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
-from .precision import Domain, check, mpf_to_fraction
+import mpmath
 
-__all__ = ["optimal_rounds_homogeneous", "rounds_comparison", "ROUND_RULES"]
+from ..precision import DEFAULT_DPS, Domain, certified, check, mpf_to_fraction, sign_of
+
+__all__ = ["optimal_rounds_homogeneous", "rounds_comparison", "ROUND_RULES", "advcomp_eps_homogeneous",
+           "advcomp_admits_homogeneous", "advcomp_rounds_homogeneous", "basic_rounds_homogeneous"]
 
 #: Keys of :func:`rounds_comparison`, in display order, with a label and a citation.
 ROUND_RULES = (
@@ -94,7 +98,6 @@ def rounds_comparison(eps0, eps, delta) -> dict:
     Preconditions: eps0 > 0, eps > 0, 0 < delta < 1 (exact parsing).
     """
     from .feldman2021 import dp_filter_rounds_homogeneous
-    from .report import advcomp_rounds_homogeneous, basic_rounds_homogeneous
     from .rogers2016 import advanced_filter_rounds_homogeneous
     from .whitehouse2023 import filter_rounds_homogeneous
 
@@ -114,3 +117,66 @@ def rounds_comparison(eps0, eps, delta) -> dict:
     else:
         out["rogers_filter"] = out["rogers_filter_as_printed"] = None
     return out
+
+
+# --------------------------------------------------------------------------
+# Round counts of the fixed-in-advance rules (advanced and basic composition)
+# --------------------------------------------------------------------------
+
+def _tanh_half(c, e):
+    return 1 - 2 / (c.exp(e) + 1)
+
+
+def _advcomp_homogeneous(c, dp, e0, k):
+    """sqrt(2 log(1/delta') k eps0^2) + k eps0 tanh(eps0/2): eq. (2) with k equal steps."""
+    return c.sqrt(2 * (-c.log(dp)) * k * e0 * e0) + k * e0 * _tanh_half(c, e0)
+
+
+def advcomp_eps_homogeneous(eps0, k, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+    """Eq. (2) (whitehouse2022) for ``k`` steps of the same ``eps0``, rounded up.
+
+    Equals ``advanced_composition_eps([eps0] * k, delta_prime)`` but costs O(1)
+    in ``k``.  Preconditions: eps0 >= 0, integer k >= 1, delta' in (0, 1).
+    """
+    e0 = check("eps0", eps0, Domain.nonnegative())
+    kk = check("k", k, Domain.integers_from(1))
+    dp = check("delta_prime", delta_prime, Domain.open_unit())
+    return certified(_advcomp_homogeneous, (dp, e0, kk), "upper", dps)
+
+
+def advcomp_admits_homogeneous(eps0, k, eps, delta_prime) -> bool:
+    """Exact test of ``advanced composition of k eps0-DP steps <= eps`` (no rounding error)."""
+    e0 = check("eps0", eps0, Domain.nonnegative())
+    kk = check("k", k, Domain.integers_from(0))
+    et = check("eps", eps, Domain.positive())
+    dp = check("delta_prime", delta_prime, Domain.open_unit())
+    if kk == 0 or e0 == 0:
+        return True
+    s = sign_of(lambda c, et, dp, e0, kk: et - _advcomp_homogeneous(c, dp, e0, kk), (et, dp, e0, kk))
+    return s >= 0
+
+
+def advcomp_rounds_homogeneous(eps0, eps, delta_prime) -> int:
+    """Largest k with ``advanced_composition_eps([eps0] * k, delta') <= eps`` (exponential + binary search)."""
+    e0 = check("eps0", eps0, Domain.positive())
+    et = check("eps", eps, Domain.positive())
+    dp = check("delta_prime", delta_prime, Domain.open_unit())
+    if not advcomp_admits_homogeneous(e0, 1, et, dp):
+        return 0
+    lo, hi = 1, 2
+    while advcomp_admits_homogeneous(e0, hi, et, dp):  # the sum grows at least like k eps0 tanh(eps0/2)
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:  # invariant: lo admitted, hi refused
+        mid = (lo + hi) // 2
+        if advcomp_admits_homogeneous(e0, mid, et, dp):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def basic_rounds_homogeneous(eps0, eps) -> int:
+    """Basic composition: ``floor(eps / eps0)`` rounds (exact)."""
+    e0 = check("eps0", eps0, Domain.positive())
+    et = check("eps", eps, Domain.positive())
+    return math.floor(et / e0)

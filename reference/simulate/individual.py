@@ -46,10 +46,10 @@ from typing import Optional
 import mpmath
 import numpy as np
 
-from .catalog import PAPERS
-from .classical import rdp_to_dp_eps
-from .feldman2021 import zcdp_filter_dp_eps
-from .precision import Domain, check, directed_decimal
+from ..catalog import PAPERS
+from ..bounds.classical import rdp_to_dp_eps
+from ..accountants.feldman2021 import zcdp_filter_dp_eps
+from ..precision import Domain, check, directed_decimal
 
 __all__ = ["IndividualFilterResult", "make_dataset", "run_individual_filter", "check_budget_invariant", "main"]
 

@@ -22,8 +22,8 @@ from typing import Sequence
 import mpmath
 from mpmath.ctx_mp import MPContext
 
-from .catalog import Param, register
-from .precision import (
+from ..catalog import Param, register
+from ..precision import (
     DEFAULT_DPS,
     INF,
     Domain,
@@ -633,7 +633,7 @@ def stitching_boundary(V, m, delta, eta, s, *, dps: int = DEFAULT_DPS) -> mpmath
 @register("whitehouse2022_thm2_filter", paper=W22, result="Theorem 2 (filter odometer)", direction="upper",
           summary="Filter odometer sqrt(2 y* L)/2 + sqrt(2L)/(2 sqrt(y*)) V + V/2 with the corrected y*",
           params=(_V, _eps, _dp), provenance="corrected",
-          note="Uses the corrected y* (errata W22-EQ6-YSTAR); equals eps at V = y*. Infinite for n > N (handled by reference.filters.Odometer).")
+          note="Uses the corrected y* (errata W22-EQ6-YSTAR); equals eps at V = y*. Infinite for n > N (handled by reference.accountants.whitehouse2023.Odometer).")
 @register("whitehouse2023_thm3_filter", paper=W23, result="Theorem 3 (filter odometer)", direction="upper",
           summary="Filter odometer with the corrected y* (ICML numbering)", params=(_V, _eps, _dp), provenance="corrected")
 def filter_odometer(V, eps, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
@@ -642,7 +642,7 @@ def filter_odometer(V, eps, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mp
     y* is the corrected root of eq. (6).  Any y > 0 in place of y* gives a valid
     odometer (it is Theorem 3 with a = y, b = sqrt(2 L y)); y* makes it tangent
     to ``f`` at V = y*, where it equals eps.  Preconditions: V >= 0, eps > 0,
-    delta' in (0, 1).  Validity also needs n <= N (see :class:`reference.filters.Odometer`).
+    delta' in (0, 1).  Validity also needs n <= N (see :class:`reference.accountants.whitehouse2023.Odometer`).
     """
     v = check("V", V, NN)
     e = check("eps", eps, P)

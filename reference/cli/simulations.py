@@ -2,7 +2,9 @@
 
 * ``fullyadaptive individual-filter``: Feldman and Zrnic's individual privacy
   filter (feldman2021 Algorithm 3 / Theorem 4.5) on noisy gradient descent for
-  logistic regression on a seeded synthetic dataset.
+  logistic regression on a seeded synthetic dataset (:mod:`reference.simulate.individual`).
+* ``fullyadaptive checkins``: a random check-in protocol of Balle et al. run end to end
+  (:func:`reference.simulate.checkins.run_protocol`).
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import sys
 
 
 def _individual(args) -> int:
-    from .individual import run_individual_filter
+    from ..simulate.individual import run_individual_filter
 
     kw = {k: getattr(args, k) for k in ("alpha", "sigma", "clip", "budget", "lr", "delta", "seed")}
     kw = {k: v for k, v in kw.items() if v is not None}
@@ -27,7 +29,7 @@ def _individual(args) -> int:
     return 0
 
 
-def add_cli(sub) -> list[str]:
+def _add_individual(sub) -> list[str]:
     """Register the simulation subcommands on ``sub`` (an argparse subparsers object); returns their names."""
     p = sub.add_parser(
         "individual-filter",
@@ -51,3 +53,44 @@ def add_cli(sub) -> list[str]:
     p.add_argument("--json", action="store_true", help="print the full run as JSON")
     p.set_defaults(func=_individual)
     return ["individual-filter"]
+
+
+def _add_checkins(sub) -> list[str]:
+    """Register ``fullyadaptive checkins``: run a balle2020 protocol end to end (see :func:`run_protocol`)."""
+    p = sub.add_parser("checkins", help="run a random check-in protocol (balle2020) and report utility and privacy")
+    p.add_argument("--protocol", choices=("fixed", "averaged", "sliding"), default="fixed")
+    p.add_argument("--task", choices=("logreg", "mean_bit"), default="logreg")
+    p.add_argument("--randomizer", choices=("laplace", "gaussian", "rr"), default=None)
+    p.add_argument("--n", type=int, default=1000)
+    p.add_argument("--m", type=int, default=None)
+    p.add_argument("--p0", default=None)
+    p.add_argument("--eps0", default="1")
+    p.add_argument("--sigma", default=None)
+    p.add_argument("--clip", default="1")
+    p.add_argument("--d", type=int, default=5)
+    p.add_argument("--delta", default="1e-6")
+    p.add_argument("--T", type=int, default=None)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+
+    def run(args) -> int:
+        from ..simulate.checkins import run_protocol
+
+        rzk = args.randomizer or ("rr" if args.task == "mean_bit" else "laplace")
+        try:
+            res = run_protocol(args.protocol, n=args.n, m=args.m, p0=args.p0, task=args.task, randomizer=rzk,
+                               eps0=args.eps0, sigma=args.sigma, clip=args.clip, d=args.d, delta=args.delta,
+                               T=args.T, seed=args.seed)
+        except (ValueError, TypeError) as exc:
+            print(f"checkins: error: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps(res.as_dict(), indent=2, default=str) if args.json else res.summary())
+        return 0
+
+    p.set_defaults(func=run)
+    return ["checkins"]
+
+
+def add_cli(sub) -> list[str]:
+    """Register the simulation subcommands on ``sub`` (an argparse subparsers object); returns their names."""
+    return _add_individual(sub) + _add_checkins(sub)

@@ -14,7 +14,7 @@ RR_{eps,delta} moves the privacy loss L by
 An adaptive adversary (an :class:`Adversary`) picks the next step from a finite *menu* of
 (eps, delta) pairs as a function of the realized loss, of ``V = sum eps_m^2``, of the delta
 spent and (for some targets) of the multiset of past eps, and may stop.  The :class:`Target`
-(a filter or an odometer adapter, see :mod:`reference.verifier_targets`) is consulted on the
+(a filter or an odometer adapter, see :mod:`reference.verify.targets`) is consulted on the
 exact accountant state.  :func:`verify` computes
 
 * for a **filter** with target (eps, delta): the hockey-stick divergence of the stopped
@@ -76,9 +76,14 @@ import mpmath
 import numpy as np
 from mpmath import libmp
 
-from .catalog import cites
-from .precision import Domain, check, check_seq, mpf_to_fraction
-from .rogers_games import StoppingTimeAdversary, iv_context
+from ..catalog import cites
+from ..precision import (
+    Domain,
+    check,
+    check_seq,
+    mpf_to_fraction,
+)
+from ..simulate.rogers2016_games import StoppingTimeAdversary, iv_context
 
 __all__ = [
     "AccState", "View", "Target", "Adversary", "VerifierResult", "verify",
@@ -337,7 +342,7 @@ class VarianceSpender(Adversary):
 class StoppingTime(Adversary):
     """rogers2016 Algorithm 5: RR_eps every round, stop the first time the loss crosses Algorithm 5's boundary.
 
-    Wraps :class:`reference.rogers_games.StoppingTimeAdversary` (its exact, cached threshold
+    Wraps :class:`reference.simulate.rogers2016_games.StoppingTimeAdversary` (its exact, cached threshold
     ``threshold_tops(i)``): after i rounds (i = V/eps^2, exact) the adversary stops iff the number
     of top outcomes, ``(loss/eps + i)/2``, is at least ``threshold_tops(i)``, and after ``k`` rounds.
     Parameters as in rogers2016 Algorithm 5: eps > 0, delta > 0 with log(n) > delta, C > 0, n >= 2,

@@ -4,7 +4,7 @@ Objects to keep next to an analysis whose privacy parameters are chosen adaptive
 
 * :class:`Lemma35Filter` / :class:`Lemma35Odometer`: Lemma 3.5 as a combinator.  Give it a
   ``delta_i = 0`` filter rule (a function of the exact statistics :class:`EpsStats` of
-  the realized eps_i) or odometer (:class:`reference.rogers2016.OdometerSpec`) and a
+  the realized eps_i) or odometer (:class:`reference.bounds.rogers2016.OdometerSpec`) and a
   budget delta'_g for the deltas; it returns the filter/odometer that accepts
   ``delta_i > 0`` (HALT / ``inf`` once ``sum delta_i > delta'_g``).
 * :class:`BasicFilter`, :class:`BasicOdometer`: Theorem 3.6 (basic composition).
@@ -13,7 +13,7 @@ Objects to keep next to an analysis whose privacy parameters are chosen adaptive
 * :class:`AdvancedOdometer` (:class:`AdvancedOdometerAsPrinted`), :class:`Lemma64Odometer`:
   Theorem 6.5 (corrected union bound / as printed) and Lemma 6.4.
 
-Same conventions as :mod:`reference.filters` (whose private base ``_Accountant`` and
+Same conventions as :mod:`reference.accountants.whitehouse2023` (whose private base ``_Accountant`` and
 helpers are imported, not copied): exact ``Fraction`` state, exact decisions,
 look-ahead (round i runs iff COMP(eps_1, delta_1, ..., eps_i, delta_i) = CONT, as in
 Algorithm 3), probing with ``can_run`` is allowed, one lock per object, and a
@@ -26,7 +26,7 @@ from typing import Callable
 
 import mpmath
 
-from .filters import (
+from .whitehouse2023 import (
     BudgetExceeded,
     _Accountant,
     _cite,
@@ -34,8 +34,13 @@ from .filters import (
     _eps_delta_from_json,
     _pair_to_json,
 )
-from .precision import DEFAULT_DPS, Domain, certified, check
-from .rogers2016 import (
+from ..precision import (
+    DEFAULT_DPS,
+    Domain,
+    certified,
+    check,
+)
+from ..bounds.rogers2016 import (
     CONSTANT_28_04,
     EpsStats,
     OdometerSpec,
@@ -132,7 +137,7 @@ class Lemma35Filter(_Lemma35Base):
 
     Contract: ``pure_admits(stats) -> bool`` is a valid privacy filter (CONT iff True) for
     (eps_g, delta_g) when every delta_i = 0, evaluated on the exact statistics
-    :class:`reference.rogers2016.EpsStats` of eps_1..eps_i.  The object admits round i with
+    :class:`reference.bounds.rogers2016.EpsStats` of eps_1..eps_i.  The object admits round i with
     (eps_i, delta_i) iff ``sum_{j<=i} delta_j <= delta'_g`` and ``pure_admits(stats_i)``;
     the admitted interaction is then a valid filter for (eps_g, delta_g + delta'_g).
 
@@ -362,7 +367,7 @@ class AdvancedFilterAsPrinted(AdvancedFilter):
 class Lemma35Odometer(_Lemma35Base):
     """rogers2016 Lemma 3.5 (odometer part) as a combinator over a ``delta_i = 0`` odometer.
 
-    Contract: ``spec`` (a :class:`reference.rogers2016.OdometerSpec`) carries a pure odometer
+    Contract: ``spec`` (a :class:`reference.bounds.rogers2016.OdometerSpec`) carries a pure odometer
     valid with failure probability delta_g when every delta_i = 0 and its threshold
     delta'_g; after the recorded rounds :meth:`value` is ``inf`` once
     ``sum delta_i > delta'_g`` and the pure odometer otherwise (rounded UP), a valid
@@ -471,7 +476,7 @@ class AdvancedOdometer(Lemma35Odometer):
 
     Configure exactly one of ``n`` (dataset size; granularity 1/n^2) or ``gamma`` (the
     granularity remark).  F = log(2 m/delta_g) with m the number of points of the beta grid
-    (:func:`reference.rogers2016.beta_grid`).  Preconditions: delta_g in (0, 1/e) (exact),
+    (:func:`reference.bounds.rogers2016.beta_grid`).  Preconditions: delta_g in (0, 1/e) (exact),
     integer n >= 2 or gamma in (0, 1).  Values rounded UP; comparisons exact.
     """
 

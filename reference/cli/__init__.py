@@ -21,9 +21,9 @@ import json
 import sys
 import textwrap
 
-from . import __version__
-from .catalog import PAPERS, entries, get
-from .precision import DEFAULT_DPS
+from .. import __version__
+from ..catalog import PAPERS, entries, get
+from ..precision import DEFAULT_DPS
 
 PROG = "fullyadaptive"
 
@@ -85,7 +85,7 @@ def _parse_assignments(items: list[str]) -> dict[str, str]:
 
 
 def _cmd_eval(args) -> int:
-    from .report import evaluate_entry, format_value, prepare_arguments
+    from ..report import evaluate_entry, format_value, prepare_arguments
 
     try:
         if args.digits < 1 or args.digits > 9995:
@@ -129,7 +129,7 @@ def _cmd_eval(args) -> int:
 # --------------------------------------------------------------------------
 
 def _cmd_report(args) -> int:
-    from .report import build_report, render_markdown, write_report
+    from ..report import build_report, render_markdown, write_report
 
     progress = not args.quiet and sys.stderr.isatty()
     rep = build_report({"verify": not args.no_verify}, progress=progress)
@@ -169,7 +169,7 @@ def _cmd_derive(args) -> int:
 
 #: Modules that add their own subcommands: each defines ``add_cli(subparsers)``,
 #: which registers a parser whose ``func`` default returns the exit status.
-EXTENSIONS: tuple[str, ...] = ("reference.cli_simulations", "reference.checkins", "reference.martingales", "reference.cli_verify")
+EXTENSIONS: tuple[str, ...] = ("reference.cli.simulations", "reference.cli.martingales", "reference.cli.verify")
 
 
 def _add_extensions(sub) -> list[str]:

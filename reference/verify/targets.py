@@ -1,4 +1,4 @@
-"""Adapters of the shipped filters and odometers for :func:`reference.verifier.verify`, negative controls, the slack table.
+"""Adapters of the shipped filters and odometers for :func:`reference.verify.engine.verify`, negative controls, the slack table.
 
 Every adapter drives the SHIPPED object: it keeps one instance, writes the exact accountant
 state the engine hands it into the instance's state fields (``_V``, ``_delta_spent``, ``_stats``,
@@ -10,17 +10,17 @@ own ``try_run``/``record``.
 
 Targets of the seeds (see :data:`TARGETS`):
 
-* whitehouse2022 Theorem 1 filter (:class:`reference.filters.DPFilter`, with delta_n);
-* whitehouse2022 Theorem 2 odometers (:class:`reference.filters.Odometer`): filter odometer,
+* whitehouse2022 Theorem 1 filter (:class:`reference.accountants.whitehouse2023.DPFilter`, with delta_n);
+* whitehouse2022 Theorem 2 odometers (:class:`reference.accountants.whitehouse2023.Odometer`): filter odometer,
   normal-mixture (Theorem 4) and stitched (Theorem 5) boundaries, and Rogers et al.'s odometer
   as quoted in whitehouse2023 Lemma 3;
-* whitehouse2022 Theorem 7 zCDP filter (:class:`reference.filters.ZCDPFilter`) with RR as
+* whitehouse2022 Theorem 7 zCDP filter (:class:`reference.accountants.whitehouse2023.ZCDPFilter`) with RR as
   eps tanh(eps/2)-zCDP and Lemma 1's conversion;
 * rogers2016 Theorem 3.6 / 5.1 filters and Theorem 3.6 / 6.5 odometers (corrected and as printed);
 * feldman2021 Theorem 4.7 DP filter, Theorem 4.3 Renyi filter used as a DP filter (RR's exact
   Renyi divergence, Fact 2.4), Remark 4.4 zCDP filter, and the Renyi odometer.
 
-Skipped: :class:`reference.filters.MixedFilter` (on DP steps it *is* the Theorem 1 rule, tested
+Skipped: :class:`reference.accountants.whitehouse2023.MixedFilter` (on DP steps it *is* the Theorem 1 rule, tested
 through DPFilter); rogers2016 Lemma 6.4 (one fixed beta; covered by Theorem 6.5 which unions it);
 feldman2021's individual filter (needs per-record losses, not a two-point RR composition).
 """
@@ -33,13 +33,14 @@ from typing import Callable, Iterable, Optional
 
 import mpmath
 
-from .catalog import cites
-from .classical import rr_rdp, rr_zcdp_rho
-from .feldman2021 import RenyiDPFilter, RenyiFilter, RenyiZCDPFilter, renyi_odometer_zcdp
-from .filters import DPFilter, Odometer, ZCDPFilter
-from .precision import Domain, check, mpf_to_fraction
-from .rogers2016 import EpsStats
-from .rogers_filters import (
+from ..catalog import cites
+from ..bounds.classical import rr_rdp, rr_zcdp_rho
+from ..accountants.feldman2021 import RenyiDPFilter, RenyiFilter, RenyiZCDPFilter
+from ..bounds.feldman2021 import renyi_odometer_zcdp
+from ..accountants.whitehouse2023 import DPFilter, Odometer, ZCDPFilter
+from ..precision import Domain, check, mpf_to_fraction
+from ..bounds.rogers2016 import EpsStats
+from ..accountants.rogers2016 import (
     AdvancedFilter,
     AdvancedFilterAsPrinted,
     AdvancedOdometer,
@@ -47,7 +48,7 @@ from .rogers_filters import (
     BasicFilter,
     BasicOdometer,
 )
-from .verifier import (
+from .engine import (
     Adversary,
     AccState,
     Alternating,
@@ -61,7 +62,7 @@ from .verifier import (
     VerifierResult,
     verify,
 )
-from .whitehouse2023 import advanced_composition_eps, filter_admits
+from ..bounds.whitehouse2023 import advanced_composition_eps, filter_admits
 
 __all__ = [
     "WhitehouseFilter", "WhitehouseOdometer", "WhitehouseZCDPFilter", "RogersFilter", "RogersOdometer",
@@ -192,7 +193,7 @@ class RogersFilter(Target):
     """rogers2016 Theorems 3.6 / 5.1: the shipped BasicFilter / AdvancedFilter / AdvancedFilterAsPrinted.
 
     Decision: ``can_run(eps_i, delta_i)`` with the object's exact statistics set to the engine's
-    count vector (:class:`reference.rogers2016.EpsStats`) and delta sum.  Claim checked:
+    count vector (:class:`reference.bounds.rogers2016.EpsStats`) and delta sum.  Claim checked:
     hockey-stick at eps_g <= delta_g (the filter is (eps_g, delta_g)-DP, Definition 3.2).
     """
 
@@ -343,7 +344,7 @@ class NaiveAdvancedOdometer(Target):
     """rogers2016 Theorem 6.1 negative control: advanced composition at the realized parameters used as an odometer.
 
     ``u_n = sqrt(2 log(1/delta) V_n) + sum eps_m tanh(eps_m/2)`` (whitehouse2022 eq. (2),
-    :func:`reference.whitehouse2023.advanced_composition_eps`, rounded up) claimed with failure
+    :func:`reference.bounds.whitehouse2023.advanced_composition_eps`, rounded up) claimed with failure
     probability delta.  rogers2016 Algorithm 5 breaks it.
     """
 
@@ -380,7 +381,7 @@ class DriftOnlyFilter(Target):
 class HalvedLogFilter(Target):
     """whitehouse2022 Theorem 1 negative control: ``sqrt(2 (log(1/delta')/2) V) + V/2 <= eps`` claimed (eps, delta')-DP.
 
-    Implemented exactly with the shipped rule :func:`reference.whitehouse2023.filter_admits` at
+    Implemented exactly with the shipped rule :func:`reference.bounds.whitehouse2023.filter_admits` at
     delta'' = sqrt(delta') (log(1/delta'') = log(1/delta')/2); delta' must be a rational square.
     """
 
@@ -404,14 +405,14 @@ class HalvedLogFilter(Target):
 class OverBudgetFilter(Target):
     """kairouz2015 Theorem 3.3 negative control: a filter admitting ``k_opt + extra`` steps of eps0 (V <= (k_opt + extra) eps0^2).
 
-    k_opt = :func:`reference.baselines.optimal_rounds_homogeneous` (the most eps0-RR rounds that are
+    k_opt = :func:`reference.bounds.baselines.optimal_rounds_homogeneous` (the most eps0-RR rounds that are
     (eps, delta)-DP); more rounds cannot be (eps, delta)-DP, so the homogeneous adversary catches it.
     """
 
     kind, stat, supports_delta = "filter", "V", False
 
     def __init__(self, eps0=Fraction(1, 20), eps=1, delta=Fraction(1, 1000), extra=1, name="NEG_over_budget_filter"):
-        from .baselines import optimal_rounds_homogeneous
+        from ..bounds.baselines import optimal_rounds_homogeneous
         self.eps0 = check("eps0", eps0, Domain.positive())
         self.eps, self.delta = check("eps", eps, Domain.positive()), check("delta", delta, Domain.open_unit())
         self.k_opt = optimal_rounds_homogeneous(self.eps0, self.eps, self.delta)

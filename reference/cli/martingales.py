@@ -15,8 +15,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .backend import BackendUnavailable
-from .check import CheckConfig, render_table, run_checks, to_json
+from ..martingales.backend import BackendUnavailable
+from ..martingales.check import (
+    CheckConfig,
+    render_table,
+    run_checks,
+    to_json,
+)
 
 __all__ = ["add_cli", "run_cli", "COMMAND"]
 

@@ -1,0 +1,34 @@
+"""The stateful filters and odometers of every paper, on one base class (:mod:`.base`).
+
+* :mod:`.whitehouse2023`: :class:`DPFilter`, :class:`MixedFilter`, :class:`ZCDPFilter`,
+  :class:`Odometer` (Whitehouse, Ramdas, Rogers, Wu);
+* :mod:`.rogers2016`: the Lemma 3.5 filters and odometers, basic and advanced (Rogers et al.);
+* :mod:`.feldman2021`: :class:`RenyiFilter`, :class:`RenyiZCDPFilter`, :class:`RenyiDPFilter`
+  (Feldman, Zrnic).
+
+Every accountant parses its parameters exactly, decides exactly, is thread safe and saves
+its state as versioned JSON (:class:`.base._Accountant`); ``run`` raises
+:class:`BudgetExceeded` on a refusal.
+"""
+from .base import SCHEMA_VERSION, BudgetExceeded
+from .feldman2021 import RenyiDPFilter, RenyiFilter, RenyiZCDPFilter
+from .rogers2016 import (
+    AdvancedFilter,
+    AdvancedFilterAsPrinted,
+    AdvancedOdometer,
+    AdvancedOdometerAsPrinted,
+    BasicFilter,
+    BasicOdometer,
+    Lemma35Filter,
+    Lemma35Odometer,
+    Lemma64Odometer,
+)
+from .whitehouse2023 import DPFilter, MixedFilter, Odometer, ZCDPFilter
+
+__all__ = [
+    "SCHEMA_VERSION", "BudgetExceeded",
+    "DPFilter", "MixedFilter", "ZCDPFilter", "Odometer",
+    "Lemma35Filter", "BasicFilter", "AdvancedFilter", "AdvancedFilterAsPrinted",
+    "Lemma35Odometer", "BasicOdometer", "Lemma64Odometer", "AdvancedOdometer", "AdvancedOdometerAsPrinted",
+    "RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter",
+]
