@@ -16,7 +16,7 @@ from typing import Callable
 
 from .precision import Domain
 
-__all__ = ["PAPERS", "Param", "Entry", "register", "cites", "CATALOG", "get", "entries"]
+__all__ = ["PAPERS", "Param", "Entry", "register", "cites", "CATALOG", "get", "entries", "VALIDITIES"]
 
 #: Paper keys.  A key fixes the version whose numbering its ids use.
 PAPERS: dict[str, dict] = {
@@ -114,6 +114,12 @@ PAPERS: dict[str, dict] = {
 }
 
 DIRECTIONS = ("upper", "lower", "exact")
+#: Whether the printed claim an entry computes is true (``Entry.validity``):
+#: ``valid`` (proved, and not refuted by the falsifier), ``false as printed`` (an exact
+#: counterexample refutes it; the value is the printed formula, never a bound),
+#: ``valid under a restriction`` (true only under ``Entry.restriction``, false outside it) or
+#: ``unverified`` (a statement recalled or quoted that the project could not check).
+VALIDITIES = ("valid", "false as printed", "valid under a restriction", "unverified")
 PROVENANCES = ("as printed", "derived", "corrected", "published statement", "re-derived from the described proof")
 
 
@@ -152,6 +158,9 @@ class Entry:
     provenance: str = "as printed"
     note: str = ""
     returns: str = "mpf"
+    validity: str = "valid"
+    restriction: str = ""
+    erratum: str | None = None
     extra: dict = field(default_factory=dict)
 
     @property
@@ -177,6 +186,9 @@ class Entry:
             "note": self.note,
             "function": f"{self.func.__module__}.{self.func.__qualname__}",
             "returns": self.returns,
+            "validity": self.validity,
+            "restriction": self.restriction,
+            "erratum": self.erratum,
         }
 
     def defaults(self) -> dict:
@@ -191,11 +203,18 @@ CATALOG: dict[str, Entry] = {}
 
 def register(id: str, *, paper: str, result: str, direction: str, summary: str,
              params: tuple[Param, ...] | list[Param], equation: str | None = None,
-             provenance: str = "as printed", note: str = "", returns: str = "mpf") -> Callable:
+             provenance: str = "as printed", note: str = "", returns: str = "mpf",
+             validity: str = "valid", restriction: str = "", erratum: str | None = None) -> Callable:
     """Decorator: register ``fn`` under ``id`` and attach its citation.
 
     A function may carry several citations (the same formula numbered
     differently in two versions of a paper): stack the decorator.
+
+    ``validity`` (one of :data:`VALIDITIES`) says whether the claim is true; ``restriction``
+    states the hypothesis under which a ``valid under a restriction`` claim holds, and
+    ``erratum`` names the ledger entry (``reference/data/errata.json``) that refutes or
+    restricts it.  An entry that is ``false as printed`` is never a bound: its direction
+    must be ``exact`` (the printed formula's value, rounded to nearest).
     """
     if paper not in PAPERS:
         raise ValueError(f"paper must be one of {sorted(PAPERS)}, found {paper!r}")
@@ -203,6 +222,14 @@ def register(id: str, *, paper: str, result: str, direction: str, summary: str,
         raise ValueError(f"direction must be one of {DIRECTIONS}, found {direction!r}")
     if provenance not in PROVENANCES:
         raise ValueError(f"provenance must be one of {PROVENANCES}, found {provenance!r}")
+    if validity not in VALIDITIES:
+        raise ValueError(f"validity must be one of {VALIDITIES}, found {validity!r}")
+    if validity == "false as printed" and direction != "exact":
+        raise ValueError(f"{id}: an entry that is false as printed is not a bound; direction must be 'exact', found {direction!r}")
+    if validity in ("false as printed", "valid under a restriction") and not erratum:
+        raise ValueError(f"{id}: validity {validity!r} needs the erratum id that shows it")
+    if validity == "valid under a restriction" and not restriction:
+        raise ValueError(f"{id}: validity 'valid under a restriction' needs the restriction")
 
     def deco(fn: Callable) -> Callable:
         if id in CATALOG:
@@ -213,7 +240,7 @@ def register(id: str, *, paper: str, result: str, direction: str, summary: str,
                 raise TypeError(f"{id}: parameter {q.name!r} is not an argument of {fn.__qualname__}")
         entry = Entry(id=id, paper=paper, result=result, direction=direction, summary=summary,
                       params=tuple(params), func=fn, equation=equation, provenance=provenance,
-                      note=note, returns=returns)
+                      note=note, returns=returns, validity=validity, restriction=restriction, erratum=erratum)
         CATALOG[id] = entry
         cites = list(getattr(fn, "__citations__", ()))
         cites.append(entry.as_dict())
