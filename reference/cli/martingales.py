@@ -55,6 +55,7 @@ def add_cli(subparsers) -> list[str]:
     p.add_argument("--quick", action="store_true", help="small grids, fewer paths/steps/samples (seconds)")
     p.add_argument("--include-negative-controls", action="store_true",
                    help="also run the deliberately broken processes/boundaries; they must come out 'fail'")
+    p.add_argument("--no-progress", action="store_true", help="no progress messages on stderr")
     p.set_defaults(func=run_cli)
     return [COMMAND]
 
@@ -75,17 +76,30 @@ def run_cli(args) -> int:
             include_negative_controls=bool(args.include_negative_controls),
             threads=args.threads,
         )
-        progress = (not args.json) and sys.stderr.isatty()
+        # A bar on a terminal when tqdm is installed; otherwise the heartbeat of reference.cli.main
+        # (periodic one-line messages) is the progress.
+        progress = (not args.json) and sys.stderr.isatty() and _have_tqdm()
         report = run_checks(cfg, progress=progress)
     except (ValueError, TypeError, BackendUnavailable) as exc:
-        print(f"{PROG} {COMMAND}: error: {exc}", file=sys.stderr)
+        print(f"{PROG} {COMMAND}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     report["command"] = " ".join([PROG, COMMAND] + _argv_of(args))
+    from ..report import build_info
+
+    report.update(build_info())
     if args.json:
         print(to_json(report))
     else:
         print(render_table(report), end="")
     return int(report["exit_status"])
+
+
+def _have_tqdm() -> bool:
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _argv_of(args) -> list[str]:

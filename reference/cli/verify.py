@@ -3,48 +3,60 @@
 Runs the exact verifier (:mod:`reference.verify.engine`) of every shipped filter/odometer
 (:data:`reference.verify.targets.TARGETS`) against the standard adaptive randomized-response
 adversaries and prints the certified slack table; ``--negative-controls`` also runs the
-deliberately broken targets, which must be caught.
+deliberately broken targets, which must be caught.  ``verify --help`` lists the target,
+adversary and negative-control names (imported from :mod:`reference.verify.targets` only
+when the help is shown).
 """
 from __future__ import annotations
 
 import json
 import sys
+import textwrap
+
+
+def names() -> dict[str, list[str]]:
+    """The names ``verify`` accepts: ``{"targets", "adversaries", "negative_controls"}`` (imports the verifier)."""
+    from ..verify.targets import NEGATIVE_CONTROLS, TARGETS, default_adversaries
+
+    advs: list[str] = []
+    for fac, e0, r in TARGETS.values():
+        for a in default_adversaries(fac(), e0, r):
+            if a not in advs:
+                advs.append(a)
+    return {"targets": list(TARGETS), "adversaries": advs, "negative_controls": list(NEGATIVE_CONTROLS)}
+
+
+def _names_epilog() -> str:
+    n = names()
+    out = []
+    for title, key in (("targets (--target)", "targets"), ("adversaries (--adversary)", "adversaries"),
+                       ("negative controls (--negative-controls runs them all)", "negative_controls")):
+        out.append(f"{title}:")
+        out += textwrap.wrap(", ".join(n[key]), width=96, initial_indent="  ", subsequent_indent="  ")
+    out.append("delta_spender runs only against targets that take per-step deltas.")
+    return "\n".join(out)
 
 
 def _verify(args) -> int:
     from ..verify.targets import negative_control_table, render_table, slack_table
+    from . import build_info, error_line
 
-    bar = None
-    progress = None
-    if not args.no_progress:
-        try:
-            from tqdm import tqdm
-        except ImportError:  # pragma: no cover - tqdm is a dependency
-            tqdm = None
-        if tqdm is not None:
-            def progress(i, n, label):
-                nonlocal bar
-                if bar is None:
-                    bar = tqdm(total=n, desc="verify", unit="run", file=sys.stderr, leave=False)
-                bar.set_postfix_str(label[:60], refresh=False)
-                bar.n = i
-                bar.refresh()
+    prog = getattr(args, "_progress", None)
+    cb = None if (prog is None or args.no_progress) else prog.callback("exact verifier")
     try:
-        rows = slack_table(args.target, args.adversary, args.rounds, progress=progress)
+        rows = slack_table(args.target, args.adversary, args.rounds, progress=cb)
+        if prog is not None and args.negative_controls:
+            prog.stage("negative controls")
         neg = negative_control_table() if args.negative_controls else []
     except (ValueError, TypeError) as exc:
-        if bar is not None:
-            bar.close()
-        print(f"fullyadaptive verify: error: {exc}", file=sys.stderr)
+        print(error_line("verify", str(exc)), file=sys.stderr)
         return 2
-    if bar is not None:
-        bar.close()
     if args.json:
         def conv(r):
             d = {k: (str(v) if k in ("eps", "allowed", "achieved_lo", "achieved_hi") and v is not None else v)
                  for k, v in r.items()}
             return d
-        out = {"rows": [conv(r) for r in rows], "negative_controls": [r.as_dict() for r in neg]}
+        out = {"rows": [conv(r) for r in rows], "negative_controls": [r.as_dict() for r in neg], **build_info()}
         print(json.dumps(out, indent=2, default=str))
     else:
         print(render_table(rows))
@@ -65,14 +77,26 @@ def add_cli(sub) -> list[str]:
                     "of the stopped transcript at eps) and odometer (P(exists n: L_n > u_n)) this computes a certified "
                     "enclosure of the achieved delta against loss- and V-dependent adversaries and prints the slack "
                     "table (verdict pass iff the certified upper bound is <= the claimed delta). Exit status 1 if any "
-                    "target fails or a negative control is not caught.")
-    p.add_argument("--target", default="all", help="target name or 'all' (default); see reference.verify.targets.TARGETS")
-    p.add_argument("--adversary", default="all",
-                   help="adversary name or 'all' (default): homogeneous, alternating, loss_chasing, variance_spender, "
-                        "stopping_time, random_adaptive, delta_spender")
-    p.add_argument("--rounds", type=int, default=None, help="horizon in rounds of the smallest step (default: per target)")
+                    "target fails or a negative control is not caught; 2 for a usage error. The default run takes "
+                    "about half a minute on 2 cores.")
+    p.add_argument("--target", default="all", metavar="NAME",
+                   help="target name or 'all' (default: all); the names are listed below")
+    p.add_argument("--adversary", default="all", metavar="NAME",
+                   help="adversary name or 'all' (default: all); the names are listed below")
+    p.add_argument("--rounds", type=int, default=None, metavar="N",
+                   help="horizon in rounds of the smallest step (default: each target's own, 120 to 500)")
     p.add_argument("--negative-controls", action="store_true", help="also run the broken targets (must be caught)")
-    p.add_argument("--json", action="store_true", help="print the rows (and per-adversary results) as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
+    p.add_argument("--json", action="store_true",
+                   help="print the rows (and per-adversary results), version and commit as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress messages on stderr")
     p.set_defaults(func=_verify)
+
+    cls_format_help = type(p).format_help
+
+    def format_help():  # the names come from the verifier, imported only when help is asked for
+        if p.epilog is None:
+            p.epilog = _names_epilog()
+        return cls_format_help(p)
+
+    p.format_help = format_help
     return ["verify"]

@@ -24,11 +24,13 @@ below; the round counts are exact decisions, not rounded values.
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import math
 import os
-import sys
+import subprocess
+import tempfile
 from fractions import Fraction
 from pathlib import Path
 from typing import Iterable
@@ -36,7 +38,7 @@ from typing import Iterable
 import mpmath
 
 from .. import __version__
-from ..catalog import Entry, entries
+from ..catalog import VALIDITIES, Entry, entries
 from ..precision import (
     DEFAULT_DPS,
     Domain,
@@ -50,6 +52,10 @@ from ..precision import (
 __all__ = [
     "DEFAULTS",
     "ERRATA_PATH",
+    "build_info",
+    "git_commit",
+    "validity_counts",
+    "render_summary",
     "prepare_arguments",
     "evaluate_entry",
     "format_value",
@@ -61,6 +67,7 @@ __all__ = [
     "build_report",
     "render_markdown",
     "write_report",
+    "Progress",
 ]
 
 #: The paper's setting (Whitehouse et al., Section 1 / Figure 1): the report's defaults.
@@ -85,6 +92,35 @@ DEFAULTS: dict = {
 ERRATA_PATH = Path(__file__).resolve().parents[1] / "data" / "errata.json"
 
 _ERRATUM_FIELDS = ("location", "printed", "corrected", "consequence", "check", "seed")
+
+
+# --------------------------------------------------------------------------
+# Which code made a number: version and commit (in every JSON output)
+# --------------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def git_commit() -> str:
+    """The short git commit of the checkout this package runs from, or ``"unknown"``; never raises.
+
+    Asks ``git rev-parse --short HEAD`` only when the package's parent directory is itself a
+    git checkout (an installed wheel has none, and a repository that merely contains a
+    virtual environment must not be named).
+    """
+    root = Path(__file__).resolve().parents[2]
+    if not (root / ".git").exists():
+        return "unknown"
+    try:
+        p = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                           capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return "unknown"
+    out = p.stdout.strip()
+    return out if p.returncode == 0 and out and " " not in out else "unknown"
+
+
+def build_info() -> dict:
+    """``{"version": ..., "commit": ...}``: the package version and the git commit (``"unknown"`` outside a checkout)."""
+    return {"version": __version__, "commit": git_commit()}
 
 
 # --------------------------------------------------------------------------
@@ -119,7 +155,11 @@ def prepare_arguments(entry: Entry, given: dict[str, str]) -> tuple[dict, dict[s
             raise ValueError(f"{entry.id}: parameter {name!r} is required (domain {p.domain})")
         texts[name] = raw if isinstance(raw, str) else str(raw)
         if p.kind == "sequence" and isinstance(raw, str):
-            kwargs[name] = [s.strip() for s in raw.split(",") if s.strip()]
+            items = [s.strip() for s in raw.split(",")]
+            if raw.strip() and any(not s for s in items):
+                k = next(i for i, s in enumerate(items) if not s)
+                raise ValueError(f"{name}: empty item {name}[{k}] in the comma-separated list {raw!r}")
+            kwargs[name] = [s for s in items if s]
         else:
             kwargs[name] = raw
     return kwargs, texts, defaulted
@@ -145,6 +185,7 @@ def format_value(entry: Entry, value, digits: int) -> str:
     return directed_decimal(value, digits, entry.direction)
 
 
+from .progress import Progress  # noqa: E402
 from ..bounds.baselines import (  # noqa: E402  (re-exported: the report's round counts)
     advcomp_admits_homogeneous,
     advcomp_eps_homogeneous,
@@ -188,13 +229,14 @@ def _dec(x, digits: int, direction: str = "upper") -> str:
     return directed_decimal(x, digits, direction)
 
 
-def _catalog_rows(digits: int, progress: bool) -> list[dict]:
-    from tqdm import tqdm
-
+def _catalog_rows(digits: int, progress: Progress) -> list[dict]:
     rows = []
     ents = entries()
-    for e in tqdm(ents, desc="catalog", unit="result", file=sys.stderr, disable=not progress, leave=False):
-        row = {"id": e.id, "result": e.result, "direction": e.direction, "provenance": e.provenance}
+    progress.stage("catalog", len(ents))
+    for i, e in enumerate(ents):
+        progress.update(i, e.id)
+        row = {"id": e.id, "result": e.result, "direction": e.direction, "provenance": e.provenance,
+               "validity": e.validity}
         try:
             kwargs, texts, _ = prepare_arguments(e, {})
             row["parameters"] = texts
@@ -203,7 +245,16 @@ def _catalog_rows(digits: int, progress: bool) -> list[dict]:
             row["value"] = None
             row["error"] = f"{type(exc).__name__}: {exc}"
         rows.append(row)
+    progress.done()
     return rows
+
+
+def validity_counts(ents: Iterable[Entry] | None = None) -> dict[str, int]:
+    """How many catalog entries have each validity (every value of :data:`VALIDITIES`, zeros included)."""
+    counts = {v: 0 for v in VALIDITIES}
+    for e in (entries() if ents is None else ents):
+        counts[e.validity] = counts.get(e.validity, 0) + 1
+    return counts
 
 
 def _rounds(cfg: dict) -> dict:
@@ -292,28 +343,13 @@ def _amplification(cfg: dict, digits: int) -> dict:
             "min_n_shuffling": {str(e0): B.thm5_1_min_n(e0, delta) for e0 in cfg["amplification_eps0"]}}
 
 
-def _verification(cfg: dict, progress: bool) -> dict | None:
+def _verification(cfg: dict, progress: Progress) -> dict | None:
     """whitehouse2022 Thm 1-2, rogers2016, feldman2021: the verifier's slack table and negative controls at their defaults."""
     if not cfg.get("verify", True):
         return None
     from ..verify.targets import negative_control_table, slack_table
 
-    bar = None
-    cb = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=None, desc="exact verifier", unit="run", file=sys.stderr, leave=False)
-
-        def cb(i, n, label):
-            bar.total = n
-            bar.n = i
-            bar.set_postfix_str(label[:40], refresh=True)
-    try:
-        rows = slack_table(progress=cb)
-    finally:
-        if bar is not None:
-            bar.close()
+    rows = slack_table(progress=progress.callback("exact verifier"))
 
     def _s(x):
         if x is None:
@@ -328,29 +364,45 @@ def _verification(cfg: dict, progress: bool) -> dict | None:
               "worst_adversary": r["worst_adversary"], "achieved_lo": _s(r["achieved_lo"]),
               "achieved_hi": _s(r["achieved_hi"]), "slack": _s(r["slack"]), "verdict": r["verdict"],
               "description": r["description"]} for r in rows]
+    progress.stage("negative controls")
     controls = [{"control": r.extra.get("control", r.target), "adversary": r.adversary, "allowed": _s(r.allowed),
                  "achieved_lo": _s(r.lo), "achieved_hi": _s(r.hi), "verdict": r.verdict}
                 for r in negative_control_table()]
+    progress.done()
     return {"targets": table, "negative_controls": controls}
 
 
-def build_report(config: dict | None = None, *, progress: bool = False) -> dict:
-    """Compute the report (a JSON-ready dict) at ``DEFAULTS`` updated with ``config``."""
+def build_report(config: dict | None = None, *, progress: "bool | Progress" = False) -> dict:
+    """Compute the report (a JSON-ready dict) at ``DEFAULTS`` updated with ``config``.
+
+    ``progress``: a :class:`~reference.report.progress.Progress` to drive, ``True`` for one of
+    its own on stderr, ``False`` for none.  The report names the version and the git commit
+    that made it (:func:`build_info`).
+    """
     cfg = {**DEFAULTS, **(config or {})}
     digits = int(cfg["digits"])
-    errata, problem = load_errata(cfg.get("errata_path"))
-    settings = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items() if k != "errata_path"}
-    return {
-        "generated_by": f"fullyadaptive {__version__}",
-        "settings": settings,
-        "catalog": _catalog_rows(digits, progress),
-        "rounds": _rounds(cfg),
-        "odometers": _odometers(cfg, digits),
-        "amplification": _amplification(cfg, digits),
-        "verification": _verification(cfg, progress),
-        "errata": errata,
-        "errata_problem": problem,
-    }
+    own = not isinstance(progress, Progress)
+    prog = Progress("fullyadaptive report", enabled=bool(progress)) if own else progress
+    try:
+        errata, problem = load_errata(cfg.get("errata_path"))
+        settings = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items() if k != "errata_path"}
+        info = build_info()
+        return {
+            "generated_by": f"fullyadaptive {info['version']} (commit {info['commit']})",
+            **info,
+            "settings": settings,
+            "catalog": _catalog_rows(digits, prog),
+            "validity_counts": validity_counts(),
+            "rounds": _rounds(cfg),
+            "odometers": _odometers(cfg, digits),
+            "amplification": _amplification(cfg, digits),
+            "verification": _verification(cfg, prog),
+            "errata": errata,
+            "errata_problem": problem,
+        }
+    finally:
+        if own:
+            prog.close()
 
 
 def _md_cell(x) -> str:
@@ -471,9 +523,9 @@ def render_markdown(rep: dict) -> str:
     L.append("")
     crow = []
     for c in rep["catalog"]:
-        crow.append([f"`{c['id']}`", c["result"], c["direction"],
+        crow.append([f"`{c['id']}`", c["result"], c["direction"], c.get("validity", "valid"),
                      c["value"] if c.get("value") is not None else f"error: {c.get('error')}"])
-    L += _table(["id", "result", "direction", "value"], crow)
+    L += _table(["id", "result", "direction", "validity", "value"], crow)
     L.append("")
     L.append("Parameters: each entry's defaults (`fullyadaptive list --json` shows them; "
              "`fullyadaptive eval ID name=value` evaluates elsewhere).")
@@ -503,11 +555,93 @@ def render_markdown(rep: dict) -> str:
     return "\n".join(L).rstrip() + "\n"
 
 
+def render_summary(rep: dict, paths: tuple | None = None) -> str:
+    """The headline of a report, at most 40 lines: rounds, the verifier's verdict, validity counts, where the rest is.
+
+    ``paths`` are the files the full report was written to (``(report.md, report.json)``).
+    """
+    from ..bounds.baselines import ROUND_RULES
+
+    s = rep["settings"]
+    r = rep["rounds"]
+    L = [f"fullyadaptive report: {rep.get('generated_by', '')}",
+         f"Setting of Whitehouse et al.: target eps = {s['eps_target']}, delta' = {s['delta_prime']}, "
+         f"delta'' = {s['delta_second']}, homogeneous eps0-DP steps (delta0 = {s['delta0']}).",
+         "",
+         "Rounds admitted (exact decisions; n/a: outside the rule's regime):"]
+    keys = [k for k, _, _ in ROUND_RULES]
+    short = {"basic": "basic", "advanced": "adv. comp.", "optimal": "optimal", "whitehouse_filter": "W22 filter",
+             "feldman_zrnic_filter": "FZ filter", "rogers_filter": "R16 filter",
+             "rogers_filter_as_printed": "R16 as printed"}
+    head = ["eps0"] + [short.get(k, k) for k in keys]
+    rows = [[x["eps0"]] + ["n/a" if x["comparison"].get(k) is None else str(x["comparison"][k]) for k in keys]
+            for x in r["sweep"]] or [[r["eps0"], str(r["basic_composition"]), str(r["advanced_composition"]), "",
+                                      str(r["filter"]), "", "", ""]]
+    w = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
+    L.append("  " + "  ".join(h.rjust(w[i]) for i, h in enumerate(head)))
+    L += ["  " + "  ".join(c.rjust(w[i]) for i, c in enumerate(row)) for row in rows]
+    L.append(f"At eps0 = {r['eps0']}: the filter (Theorem 1) admits {r['filter']} rounds, advanced composition "
+             f"(eq. 2) {r['advanced_composition']} fixed in advance, basic composition {r['basic_composition']}.")
+    L.append("")
+    v = rep.get("verification")
+    if v is None:
+        L.append("Exact verifier: not run (--no-verify).")
+    else:
+        t = v["targets"]
+        ok = [x for x in t if x["verdict"] == "pass"]
+        caught = [c for c in v["negative_controls"] if c["verdict"] == "FAIL"]
+        bad = [x["target"] for x in t if x["verdict"] != "pass"]
+        verdict = "PASS" if not bad and len(caught) == len(v["negative_controls"]) else "FAIL"
+        L.append(f"Exact verifier: {verdict}: {len(ok)}/{len(t)} filters and odometers achieve at most the delta "
+                 f"they claim; {len(caught)}/{len(v['negative_controls'])} negative controls caught"
+                 + (f"; failing: {', '.join(bad)}" if bad else "") + ".")
+    vc = rep.get("validity_counts") or {}
+    cat = rep.get("catalog", [])
+    errors = sum(1 for c in cat if c.get("value") is None)
+    L.append(f"Catalog: {len(cat)} results; validity: " + ", ".join(f"{n} {k}" for k, n in vc.items())
+             + (f"; {errors} could not be evaluated at their defaults" if errors else "") + ".")
+    errata = rep.get("errata")
+    if errata is not None:
+        L.append(f"Errata: {len(errata)} in the ledger (reference/data/errata.json).")
+    L.append("")
+    if paths:
+        md, js = paths
+        L.append(f"Full report (catalog values, odometers, amplification, slack table, errata): {md} and {js}.")
+    L.append("Print it all with: fullyadaptive report --full")
+    return "\n".join(L) + "\n"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file in ``path``'s directory, then ``os.replace`` it onto ``path``.
+
+    A reader sees the old file or the new one, never a half-written one; an interrupted
+    run leaves no partial file behind.
+    """
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def write_report(rep: dict, out_dir: str | os.PathLike) -> tuple[Path, Path]:
-    """Write ``report.md`` and ``report.json`` into ``out_dir`` (created if needed)."""
+    """Write ``report.md`` and ``report.json`` into ``out_dir`` (created if needed), each atomically.
+
+    Raises ``ValueError`` for an empty ``out_dir`` and ``OSError`` when it cannot be written.
+    """
+    if not str(out_dir).strip():
+        raise ValueError("the output directory must not be empty (use --out . for the current directory)")
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
     md, js = d / "report.md", d / "report.json"
-    md.write_text(render_markdown(rep), encoding="utf-8")
-    js.write_text(json.dumps(rep, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _write_atomic(md, render_markdown(rep))
+    _write_atomic(js, json.dumps(rep, indent=2, ensure_ascii=False) + "\n")
     return md, js
