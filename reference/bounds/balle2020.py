@@ -407,8 +407,10 @@ def cor3_3_eps(eps0, n, m, delta_rep, delta_comp, *, dps: int = DEFAULT_DPS) -> 
 
 @register("balle2020_cor3_3_delta", paper=B, result="Corollary 3.3", direction="upper",
           summary="Total delta of Corollary 3.3: (n/m) delta_rep + delta_comp",
-          params=(_n, Param("m", INT1, kind="integer", default="100"), Param("delta_rep", U, default="1e-8"),
-                  Param("delta_comp", U, default="1e-7")), provenance=RE,
+          params=(_n, Param("m", INT1, kind="integer", default="100", doc="window size m (server steps), 1 <= m <= n"),
+                  Param("delta_rep", U, default="1e-8", doc="delta of one run of Algorithm 1, in (0, 1)"),
+                  Param("delta_comp", U, default="1e-7", doc="delta' of advanced composition over the n/m runs, in (0, 1)")),
+          provenance=RE,
           note="Advanced composition (Dwork-Rothblum-Vadhan 2010): k (eps_r, delta_r)-DP runs are (eps, k delta_r + delta')-DP.")
 def cor3_3_delta(n, m, delta_rep, delta_comp, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Corollary 3.3 (balle2020): ``(n/m) delta_rep + delta_comp`` (exact rational, rounded up)."""
@@ -706,7 +708,8 @@ def prop4_4_expected_dummies(n, m, p0, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
 
 @register("balle2020_prop4_4_bound", paper=B, result="Proposition 4.4", direction="upper",
           summary="Expected dummy updates of the sliding-window protocol are at most (n - m + 1) e^(-p0)",
-          params=(_n, Param("m", INT1, kind="integer", default="100"), _p0), provenance="derived",
+          params=(_n, Param("m", INT1, kind="integer", default="100", doc="window size m (server steps), 1 <= m <= n"),
+                  _p0), provenance="derived",
           note="(1 - p0/m)^m <= e^(-p0).")
 def prop4_4_bound(n, m, p0, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Proposition 4.4 (balle2020): ``(n - m + 1) e^(-p0)``. Preconditions: 1 <= m <= n, p0 in (0, 1]. Rounding: up."""

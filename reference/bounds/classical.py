@@ -246,7 +246,7 @@ def _log2_ceil(q: Fraction) -> int:
           note="Mironov 2017, Proposition 3; restated as Fact 2.4 of Feldman and Zrnic (seed 002, formulas stripped).")
 @register("feldman2021_fact2_4", paper="feldman2021", result="Fact 2.4", direction="upper",
           summary="RDP -> DP conversion used by the Renyi filter: eps_alpha + log(1/delta)/(alpha - 1)",
-          params=(_alpha, Param("eps_alpha", NN, default="1"), _delta),
+          params=(_alpha, Param("eps_alpha", NN, default="1", doc="Renyi divergence bound at order alpha"), _delta),
           provenance="published statement",
           note="The seed's formula is stripped; its prose cites Mironov 2017, whose Proposition 3 is this form.")
 def rdp_to_dp_eps(alpha, eps_alpha, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
@@ -276,7 +276,8 @@ def _improved_eps_formula(c, a, e, d):
                "Proposition 12, solved for eps; a negative value is replaced by 0 (DP is monotone in eps).")
 @register("canonne2020_prop12_eps", paper="canonne2020", result="Proposition 12 (solved for eps)", direction="upper",
           summary="CKS20 Prop. 12 solved for eps: eps_alpha + log(1 - 1/alpha) - (log delta + log alpha)/(alpha - 1) (clipped at 0)",
-          params=(_alpha, Param("eps_alpha", NN, default="1"), _delta), provenance="derived",
+          params=(_alpha, Param("eps_alpha", NN, default="1", doc="Renyi divergence bound at order alpha"), _delta),
+          provenance="derived",
           note="delta = exp((alpha-1)(tau-eps))/(alpha-1) (1-1/alpha)^alpha (Prop. 12, arXiv 2004.00010 v4) solved for eps; "
                "equals Balle et al. 2020, Theorem 21 (test_classical checks the round trip).")
 def rdp_to_dp_eps_improved(alpha, eps_alpha, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:

@@ -826,7 +826,8 @@ def advanced_filter_stop_index(eps: Sequence, delta: Sequence, eps_g, delta_g, c
 
 @register("rogers2016_thm5_1_stop_index_as_printed", paper=R16, result="Theorem 5.1", direction="exact", returns="int",
           summary="Rounds run by the advanced filter with eq. (12) as printed",
-          params=(_epsseq_f, Param("delta", U0, kind="sequence", default="0,0,0,0"), _epsg, _deltag, _const),
+          params=(_epsseq_f, Param("delta", U0, kind="sequence", default="0,0,0,0", doc="per-round deltas"), _epsg,
+                  _deltag, _const),
           provenance="as printed")
 def advanced_filter_stop_index_as_printed(eps: Sequence, delta: Sequence, eps_g, delta_g, constant=CONSTANT_28_04) -> int:
     """rogers2016 Theorem 5.1 (eq. (12) as printed) in Algorithm 3: rounds run before the first HALT (exact)."""

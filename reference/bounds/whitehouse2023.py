@@ -126,7 +126,8 @@ def rr_privacy_loss_distribution(eps, delta, *, dps: int = DEFAULT_DPS) -> dict:
           note="Derived from the output law of Definition 6: delta + (1-delta) max(0, (e^eps - e^eps')/(1+e^eps)). At eps' = eps it equals delta, i.e. the mechanism is exactly (eps, delta)-DP.")
 @register("whitehouse2023_def7_hockey_stick", paper=W23, result="Definition 7", direction="upper",
           summary="Hockey-stick divergence of (eps, delta)-randomized response (same mechanism, ICML numbering)",
-          params=(_eps0, Param("delta", Domain.closed_unit(), default="1e-6"), Param("eps_prime", NN, default="0.5")),
+          params=(_eps0, Param("delta", Domain.closed_unit(), default="1e-6", doc="delta in [0, 1]"),
+                  Param("eps_prime", NN, default="0.5", doc="evaluation point eps' >= 0")),
           provenance="derived")
 def rr_hockey_stick(eps, delta, eps_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Hockey-stick divergence of (eps, delta)-randomized response at eps' (Definition 6, whitehouse2022).
@@ -204,7 +205,7 @@ def lower_order_gap(eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
           params=(Param("eps", NN, kind="sequence", default="0.1,0.1,0.1", doc="per-step epsilons (>= 0)"), _dp))
 @register("whitehouse2023_eq2_eps", paper=W23, result="eq. (2)", equation="(2)", direction="upper",
           summary="Advanced composition epsilon (ICML version, also eq. (2); same formula)",
-          params=(Param("eps", NN, kind="sequence", default="0.1,0.1,0.1"), _dp))
+          params=(Param("eps", NN, kind="sequence", default="0.1,0.1,0.1", doc="per-step epsilons (>= 0)"), _dp))
 def advanced_composition_eps(eps: Sequence, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Equation (2) (whitehouse2022): the composed epsilon of advanced composition, rounded up.
 
@@ -249,10 +250,10 @@ def dp_to_pdp_eps(eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
 
 @register("whitehouse2022_lem1_dp_to_pdp_delta", paper=W22, result="Lemma 1", direction="upper",
           summary="(eps, delta)-DP implies (2 eps, 2 delta/(eps e^eps))-pDP: the delta (as printed)",
-          params=(_eps, Param("delta", Domain.closed_unit(), default="1e-6")))
+          params=(_eps, Param("delta", Domain.closed_unit(), default="1e-6", doc="delta of the (eps, delta)-DP step, in [0, 1]")))
 @register("whitehouse2023_lem2_dp_to_pdp_delta", paper=W23, result="Lemma 2", direction="upper",
           summary="DP -> pDP conversion delta 2 delta/(eps e^eps) (ICML numbering)",
-          params=(_eps, Param("delta", Domain.closed_unit(), default="1e-6")))
+          params=(_eps, Param("delta", Domain.closed_unit(), default="1e-6", doc="delta of the (eps, delta)-DP step, in [0, 1]")))
 def dp_to_pdp_delta(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Lemma 1 (whitehouse2022, Kasiviswanathan-Smith 2014), converse: pDP delta ``2 delta/(eps e^eps)``.
 
@@ -266,7 +267,8 @@ def dp_to_pdp_delta(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
 
 @register("whitehouse2022_lem1_dp_to_pdp_delta_corrected", paper=W22, result="Lemma 1 (corrected)", direction="upper",
           summary="Corrected DP -> pDP delta: delta/(1 - e^-eps) + delta/(e^eps (e^eps - 1)) (the printed 2 delta/(eps e^eps) is false for eps > 0.469)",
-          params=(_eps, Param("delta", Domain.closed_unit(), default="1e-6")), provenance="corrected",
+          params=(_eps, Param("delta", Domain.closed_unit(), default="1e-6", doc="delta of the (eps, delta)-DP step, in [0, 1]")),
+          provenance="corrected",
           note="See errata W22-LEM1-DP-TO-PDP. Upper tail: P(L > 2eps) <= delta/(1 - e^-eps); lower tail: P(L < -2eps) <= delta/(e^eps (e^eps - 1)).")
 def dp_to_pdp_delta_corrected(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Lemma 1 (whitehouse2022), corrected converse: (eps, delta)-DP implies (2 eps, delta*)-pDP, rounded up.
@@ -309,7 +311,7 @@ def zcdp_to_dp_eps(rho, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
 
 @register("whitehouse2023_lem1_zcdp_to_dp_delta", paper=W23, result="Lemma 1", direction="upper",
           summary="delta-approximate rho-zCDP -> DP: the delta, delta + (1 - delta) delta'",
-          params=(Param("delta", Domain.closed_unit(), default="0"), _dp))
+          params=(Param("delta", Domain.closed_unit(), default="0", doc="delta of delta-approximate rho-zCDP, in [0, 1]"), _dp))
 def zcdp_to_dp_delta(delta, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Lemma 1 (whitehouse2023): the DP delta ``delta + (1 - delta) delta'`` (exact rational, rounded up)."""
     d = check("delta", delta, Domain.closed_unit())
@@ -772,8 +774,10 @@ def rogers_odometer_quoted_2023(V, delta_prime, n_records, *, dps: int = DEFAULT
                   Param("rho", P, default="0.5", doc="target rho > 0"), Param("delta", Domain.closed_unit(), default="1e-6", doc="target delta")))
 @register("whitehouse2023_thm1_stop_index", paper=W23, result="Theorem 1", direction="exact", returns="int",
           summary="Approximate-zCDP filter stopping time (ICML numbering)",
-          params=(Param("rhos", NN, kind="sequence", default="0.1,0.2,0.3"), Param("deltas", Domain.closed_unit(), kind="sequence", default="0,0,0"),
-                  Param("rho", P, default="0.5"), Param("delta", Domain.closed_unit(), default="1e-6")))
+          params=(Param("rhos", NN, kind="sequence", default="0.1,0.2,0.3", doc="per-step rho_n"),
+                  Param("deltas", Domain.closed_unit(), kind="sequence", default="0,0,0", doc="per-step delta_n"),
+                  Param("rho", P, default="0.5", doc="target rho > 0"),
+                  Param("delta", Domain.closed_unit(), default="1e-6", doc="target delta")))
 def zcdp_filter_stop_index(rhos: Sequence, deltas: Sequence, rho, delta) -> int:
     """Theorem 7 (whitehouse2022) / Theorem 1 (whitehouse2023): steps the approximate-zCDP filter lets run.
 
@@ -810,7 +814,8 @@ def dp_filter_delta_via_zcdp(delta_prime, delta_second, *, dps: int = DEFAULT_DP
 
 @register("whitehouse2022_thm6_stop_index", paper=W22, result="Theorem 6", direction="exact", returns="int",
           summary="Mixed DP/zCDP filter: steps 'dp:eps:delta' or 'zcdp:rho' (eps^2 = 2 rho); same N as Theorem 1",
-          params=(Param("steps", "list of 'dp:EPS:DELTA' or 'zcdp:RHO'", kind="text", default="dp:0.1:0,zcdp:0.005,dp:0.2:1e-9"),
+          params=(Param("steps", "list of 'dp:EPS:DELTA' or 'zcdp:RHO'", kind="text", default="dp:0.1:0,zcdp:0.005,dp:0.2:1e-9",
+                        doc="comma-separated steps: 'dp:EPS:DELTA' an (eps, delta)-DP step, 'zcdp:RHO' a rho-zCDP step"),
                   _epsT, _dp, _dpp))
 def mixed_filter_stop_index(steps, eps_target, delta_prime, delta_second) -> int:
     """Theorem 6 (whitehouse2022): the Theorem 1 stopping rule for steps that are DP or zCDP.
