@@ -26,7 +26,12 @@ not accept ``Fraction``, which is why parsing and rounding live here.
 from __future__ import annotations
 
 import math
+import os
+import re
+import sys
 import threading
+import warnings
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -40,6 +45,10 @@ from mpmath.ctx_iv import MPIntervalContext
 __all__ = [
     "DEFAULT_DPS",
     "MAX_PREC_BITS",
+    "MAX_DECIMAL_EXPONENT",
+    "MAX_LITERAL_DIGITS",
+    "MAX_DIGITS",
+    "FloatInputWarning",
     "Enclosure",
     "Domain",
     "to_exact",
@@ -65,7 +74,26 @@ MAX_PREC_BITS = 1 << 16
 #: Guard bits added on top of the target precision.
 GUARD_BITS = 32
 
+#: Largest |decimal exponent| of a parsed string, ``Decimal`` or ``mpf`` (magnitudes
+#: 1e-100000 .. 1e100000): parsing ``"1e-999999999"`` exactly would build a
+#: billion-digit integer, so it is refused at once with a ``ValueError``.
+MAX_DECIMAL_EXPONENT = 100_000
+#: Most digits in one integer of a parsed string (coefficient, numerator or denominator).
+MAX_LITERAL_DIGITS = 100_000
+#: Most significant digits :func:`directed_decimal` prints.
+MAX_DIGITS = 100_000
+
 INF = mpmath.mpf("inf")
+
+
+class FloatInputWarning(UserWarning):
+    """A binary ``float`` was parsed whose exact value is not the decimal it prints as.
+
+    ``0.1`` is exactly 0.1000000000000000055511151231257827021181583404541015625; that
+    value is used (floats are taken as their exact binary value).  Pass the decimal
+    string ``"0.1"`` (or a ``Fraction``) to mean one tenth.  Silence with
+    ``warnings.simplefilter("ignore", FloatInputWarning)``.
+    """
 
 _local = threading.local()
 
@@ -84,8 +112,48 @@ def _ctx(prec: int) -> MPIntervalContext:
 # Exact parsing
 # --------------------------------------------------------------------------
 
+def _int_str(n: int) -> str:
+    """Decimal digits of the int ``n``, whatever its size.
+
+    ``str(n)`` refuses ints above 4300 digits (CPython's integer string conversion
+    limit, a global setting this package never touches); large ints are split by
+    divide and conquer into chunks below it.
+    """
+    if n < 0:
+        return "-" + _int_str(-n)
+    if n.bit_length() <= 12_000:  # < 3613 digits: under the interpreter's limit
+        return str(n)
+    k = (n.bit_length() * 3) // 20  # about half the number of digits
+    hi, lo = divmod(n, 10 ** k)
+    return _int_str(hi) + _int_str(lo).rjust(k, "0")
+
+
+def _ndigits(n: int) -> int:
+    """Number of decimal digits of the int ``|n|`` (1 for 0), without ``str``."""
+    n = abs(n)
+    if n < 10:
+        return 1
+    d = max(1, int((n.bit_length() - 1) * 0.30102999566398120))  # <= true count
+    while 10 ** d <= n:
+        d += 1
+    while d > 1 and 10 ** (d - 1) > n:
+        d -= 1
+    return d
+
+
 def _describe(value) -> str:
-    r = repr(value)
+    if isinstance(value, str):
+        r = repr(value[:100])
+    else:
+        try:
+            r = repr(value)
+        except ValueError:  # an int or Fraction beyond the int-to-str limit
+            num = getattr(value, "numerator", None)
+            den = getattr(value, "denominator", 1)
+            if isinstance(num, int) and isinstance(den, int):
+                r = f"<{type(value).__name__} with a {_ndigits(num)}-digit numerator and a {_ndigits(den)}-digit denominator>"
+            else:
+                r = f"<{type(value).__name__}>"
     return r if len(r) <= 80 else r[:77] + "..."
 
 
@@ -94,58 +162,200 @@ def mpf_to_fraction(x) -> Fraction:
     sign, man, exp, _ = x._mpf_
     if not man and exp:  # inf or nan
         raise ValueError(f"non-finite mpf {_describe(x)}")
-    v = Fraction(int(man)) * (Fraction(2) ** exp)
+    v = Fraction(int(man) << exp) if exp >= 0 else Fraction(int(man), 1 << -exp)
     return -v if sign else v
+
+
+_LOG10_2 = 0.30102999566398120
+_DECIMAL_RE = re.compile(r"([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?", re.ASCII)
+_RATIO_RE = re.compile(r"([+-]?)(\d+)/(\d+)", re.ASCII)
+_RANGE = (f"the supported range is magnitudes from 1e-{MAX_DECIMAL_EXPONENT} to 1e{MAX_DECIMAL_EXPONENT} "
+          f"(decimal exponents -{MAX_DECIMAL_EXPONENT}..{MAX_DECIMAL_EXPONENT})")
+_SYNTAX = "a decimal literal like '1e-6' or a ratio 'p/q' (ASCII digits only)"
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _big_int(digits: str, name: str, value) -> int:
+    """``int(digits)`` for an ASCII digit string of any length up to ``MAX_LITERAL_DIGITS``."""
+    if len(digits) > MAX_LITERAL_DIGITS:
+        raise ValueError(f"{name} has more than {MAX_LITERAL_DIGITS} digits in one integer, found {_describe(value)}")
+    if len(digits) <= 4000:
+        return int(digits)
+    return int(Decimal(digits))  # Decimal -> int has no string-conversion limit
+
+
+def _check_magnitude(q: Fraction, name: str, value) -> Fraction:
+    """Refuse a nonzero value outside 1e-MAX_DECIMAL_EXPONENT .. 1eMAX_DECIMAL_EXPONENT (bit-length test)."""
+    if q:
+        l2 = abs(q.numerator).bit_length() - q.denominator.bit_length()
+        if abs(l2) > MAX_DECIMAL_EXPONENT * 3.3219280948873623 + 2:
+            raise ValueError(f"{name} = {_describe(value)} is outside the supported range: {_RANGE}")
+    return q
+
+
+def _parse_str(x: str, name: str) -> Fraction:
+    s = x.strip()
+    m = _RATIO_RE.fullmatch(s)
+    if m:
+        num = _big_int(m.group(2), name, x)
+        den = _big_int(m.group(3), name, x)
+        if den == 0:
+            raise ValueError(f"{name} must have a nonzero denominator, found {_describe(x)}")
+        q = Fraction(-num if m.group(1) == "-" else num, den)
+        return _check_magnitude(q, name, x)
+    m = _DECIMAL_RE.fullmatch(s)
+    if not m or not (m.group(2) or m.group(3)):
+        raise ValueError(f"{name} must be {_SYNTAX}, found {_describe(x)}")
+    sign, ip, fp, ex = m.group(1), m.group(2), m.group(3) or "", m.group(4)
+    digits = (ip + fp).lstrip("0")
+    if not digits:
+        return Fraction(0)
+    if len(digits) > MAX_LITERAL_DIGITS:
+        raise ValueError(f"{name} has more than {MAX_LITERAL_DIGITS} significant digits, found {_describe(x)}")
+    e = 0
+    if ex is not None:
+        ed = ex.lstrip("+-").lstrip("0")
+        if len(ed) > 9:
+            raise ValueError(f"{name} = {_describe(x)} is outside the supported range: {_RANGE}")
+        e = int(ex)
+    # value = 0.digits... : the leading digit's exponent is e + len(ip without leading zeros) - 1
+    coeff = _big_int(digits.rstrip("0") or "0", name, x)
+    trailing = len(digits) - len(digits.rstrip("0"))
+    # exponent of the last kept digit: e - len(fp) + trailing zeros removed
+    e_last = e - len(fp) + trailing
+    lead = e_last + _ndigits(coeff) - 1
+    if abs(lead) > MAX_DECIMAL_EXPONENT:
+        raise ValueError(f"{name} = {_describe(x)} is outside the supported range: {_RANGE}")
+    q = Fraction(coeff * 10 ** e_last) if e_last >= 0 else Fraction(coeff, 10 ** -e_last)
+    return -q if sign == "-" else q
+
+
+def _user_stacklevel() -> int:
+    """``stacklevel`` for ``warnings.warn`` called from the caller of this function that points at the first frame outside the package."""
+    f = sys._getframe(1)  # the function that will call warnings.warn (stacklevel 1)
+    level = 1
+    while f is not None and os.path.abspath(f.f_code.co_filename).startswith(_PKG_DIR):
+        f = f.f_back
+        level += 1
+    return level
+
+
+def _warn_float(x, q: Fraction, name: str) -> None:
+    """Warn (:class:`FloatInputWarning`) when the binary value ``q`` of float ``x`` is not its shortest repr."""
+    r = repr(float(x)) if isinstance(x, float) else str(x)
+    try:
+        short = _parse_str(r, name)
+    except ValueError:  # pragma: no cover - a finite float's repr always parses
+        short = None
+    if short == q:
+        return
+    exact_dec = _exact_float_decimal(q)
+    warnings.warn(FloatInputWarning(
+        f"{name} = {r} is a binary float: its exact value {exact_dec} is used, not {r}; "
+        f"pass the string {r!r} (or a Fraction) for the decimal value "
+        f"(silence with warnings.simplefilter('ignore', reference.precision.FloatInputWarning))"),
+        stacklevel=_user_stacklevel())
+
+
+def _exact_float_decimal(q: Fraction) -> str:
+    """The exact decimal expansion of a dyadic rational (a float's value), shortened to 60 digits with '...'."""
+    num, den = q.numerator, q.denominator
+    k = den.bit_length() - 1  # den = 2**k
+    s = _int_str(abs(num) * 5 ** k)
+    neg = "-" if num < 0 else ""
+    if k == 0:
+        body = s
+    else:
+        s = s.rjust(k + 1, "0")
+        body = (s[:-k] + "." + s[-k:]).rstrip("0").rstrip(".")
+    return neg + (body if len(body) <= 64 else body[:60] + "...")
 
 
 def to_exact(x, name: str) -> Fraction:
     """Parse ``x`` exactly into a ``Fraction``.
 
     Accepted: ``int`` (not ``bool``), ``Fraction``, finite ``float`` (its exact
-    binary value), finite ``mpmath.mpf`` (its exact binary value), and ``str``
-    holding a decimal literal (``"0.1"``, ``"1e-300"``) or a ratio ``"p/q"``.
+    binary value; a :class:`FloatInputWarning` says so when that value is not the
+    decimal the float prints as), finite ``mpmath.mpf`` (its exact binary value),
+    ``Decimal``, NumPy integer and floating scalars and 0-d arrays (exact binary
+    value, like ``float``), and ``str`` holding an ASCII decimal literal (``"0.1"``,
+    ``"1e-300"``) or a ratio ``"p/q"`` (no underscores, no non-ASCII digits).
+    Strings, ``Decimal`` and ``mpf`` values must lie within
+    1e-:data:`MAX_DECIMAL_EXPONENT` .. 1e:data:`MAX_DECIMAL_EXPONENT` in magnitude
+    (or be 0), so that parsing never builds an unbounded integer.
 
     Raises:
         TypeError: for any other type, naming ``name``.
-        ValueError: for NaN, infinities, or an unparsable string.
+        ValueError: for NaN, infinities, an unparsable string, or a value outside
+            the supported exponent range (naming ``name`` and the range).
     """
     if isinstance(x, bool):
         raise TypeError(f"{name} must be a real number (int, str, Fraction, float or mpf), found bool {x!r}")
     if isinstance(x, Fraction):
         return x
+    if type(x).__module__ == "numpy":
+        return _numpy_exact(x, name)
     if isinstance(x, Integral):
         return Fraction(int(x))
     if isinstance(x, float):
         if not math.isfinite(x):
             raise ValueError(f"{name} must be finite, found {x!r}")
-        return Fraction(x)
+        q = Fraction(x)
+        _warn_float(x, q, name)
+        return q
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
             raise ValueError(f"{name} must be finite, found {x!r}")
+        sign, man, exp, bc = x._mpf_
+        if man and abs(exp + bc) > MAX_DECIMAL_EXPONENT * 3.3219280948873623 + 2:
+            raise ValueError(f"{name} = {_describe(x)} is outside the supported range: {_RANGE}")
         return mpf_to_fraction(x)
     if isinstance(x, Decimal):
         if not x.is_finite():
             raise ValueError(f"{name} must be finite, found {x!r}")
+        if x and abs(x.adjusted()) > MAX_DECIMAL_EXPONENT:
+            raise ValueError(f"{name} = {_describe(x)} is outside the supported range: {_RANGE}")
+        if len(x.as_tuple().digits) > MAX_LITERAL_DIGITS:
+            raise ValueError(f"{name} has more than {MAX_LITERAL_DIGITS} significant digits, found {_describe(x)}")
         return Fraction(x)
     if isinstance(x, str):
-        s = x.strip().replace("_", "")
-        try:
-            if "/" in s:
-                return Fraction(s)
-            d = Decimal(s)
-        except (InvalidOperation, ValueError, ZeroDivisionError):
-            raise ValueError(f"{name} must be a decimal literal like '1e-6' or a ratio 'p/q', found {_describe(x)}") from None
-        if not d.is_finite():
-            raise ValueError(f"{name} must be finite, found {_describe(x)}")
-        return Fraction(d)
+        return _parse_str(x, name)
+    raise TypeError(f"{name} must be a real number (int, str, Fraction, float or mpf), found {type(x).__name__} {_describe(x)}")
+
+
+def _numpy_exact(x, name: str) -> Fraction:
+    """NumPy integer/floating scalars and 0-d arrays: their exact (binary) value."""
+    import numpy as np
+
+    if isinstance(x, np.ndarray):
+        if x.shape != ():
+            raise TypeError(f"{name} must be a real number, found a NumPy array of shape {x.shape}")
+        x = x[()]
+    if isinstance(x, np.bool_):
+        raise TypeError(f"{name} must be a real number (int, str, Fraction, float or mpf), found {type(x).__name__} {x!r}")
+    if isinstance(x, np.integer):
+        return Fraction(int(x))
+    if isinstance(x, np.floating):
+        if not np.isfinite(x):
+            raise ValueError(f"{name} must be finite, found {x!r}")
+        q = Fraction(*(int(v) for v in x.as_integer_ratio()))
+        _warn_float(x, q, name)
+        return q
     raise TypeError(f"{name} must be a real number (int, str, Fraction, float or mpf), found {type(x).__name__} {_describe(x)}")
 
 
 def to_exact_seq(xs, name: str) -> tuple[Fraction, ...]:
-    """Parse a non-empty sequence of reals exactly (a comma-separated ``str`` is accepted)."""
+    """Parse a non-empty ordered sequence of reals exactly (a comma-separated ``str`` is accepted).
+
+    Unordered collections (``set``, ``frozenset``, dict keys) are refused with ``TypeError``:
+    a set silently merges equal steps (``{'0.1', '0.1', '0.1'}`` is one step).
+    """
     if isinstance(xs, str):
         parts = [p for p in xs.split(",") if p.strip()]
-    elif isinstance(xs, (list, tuple)) or hasattr(xs, "__iter__") and not isinstance(xs, (bytes, dict)):
+    elif isinstance(xs, (Set, Mapping)) or type(xs).__name__ in ("dict_keys", "dict_values", "dict_items"):
+        raise TypeError(f"{name} must be an ordered sequence (list, tuple or comma-separated str), "
+                        f"found unordered {type(xs).__name__} {_describe(xs)}")
+    elif isinstance(xs, (list, tuple)) or hasattr(xs, "__iter__") and not isinstance(xs, (bytes, bytearray)):
         parts = list(xs)
     else:
         raise TypeError(f"{name} must be a sequence of real numbers, found {type(xs).__name__} {_describe(xs)}")
@@ -228,6 +438,8 @@ class Domain:
 
 
 def _fmt(q: Fraction) -> str:
+    if max(abs(q.numerator).bit_length(), q.denominator.bit_length()) > 3000:
+        return "about " + directed_decimal(q, 20, "exact")
     if q.denominator == 1:
         return str(q.numerator)
     f = float(q)
@@ -395,53 +607,146 @@ def compare_exp_rational(q: Fraction, r: Fraction) -> int:
 # Directed decimal output
 # --------------------------------------------------------------------------
 
+def _check_digits(digits) -> int:
+    if isinstance(digits, bool) or not isinstance(digits, Integral):
+        raise TypeError(f"digits must be an int in [1, {MAX_DIGITS}], found {type(digits).__name__} {_describe(digits)}")
+    if not 1 <= digits <= MAX_DIGITS:
+        raise ValueError(f"digits must be an int in [1, {MAX_DIGITS}], found {digits!r}")
+    return int(digits)
+
+
+def _exact_mpf(n: int) -> tuple:
+    """Exact normalised mpf tuple of the int ``n >= 0`` (linear time; ``libmp.from_int`` strips
+    trailing zero bits one chunk at a time, quadratic for ``2**(10**6)``)."""
+    if n == 0:
+        return libmp.fzero
+    tz = (n & -n).bit_length() - 1
+    man = n >> tz
+    return (0, man, tz, man.bit_length())
+
+
+_TEN = _exact_mpf(10)
+
+
+def _scaled_floor(a, den: int, K: int, prec: int):
+    """Bounds on ``u = 2 * a * 10^K / den`` (``a`` an exact mpf tuple > 0, ``den`` an int >= 1).
+
+    Returns ``(N, exact)`` with ``N = floor(u)`` and ``exact`` True iff ``u == N``, or
+    ``None`` when ``prec`` bits cannot decide.  Every operation is rounded outwards
+    (libmp's directed rounding; ``mpf_pow_int`` keeps directed rounding throughout),
+    so ``lo <= u <= hi`` rigorously.
+    """
+    a2 = libmp.mpf_shift(a, 1)
+    D = _exact_mpf(den)
+    # huge exact operands are first rounded outwards to prec bits (cost independent of their size)
+    a_lo, a_hi = libmp.mpf_pos(a2, prec, "f"), libmp.mpf_pos(a2, prec, "c")
+    d_lo, d_hi = libmp.mpf_pos(D, prec, "f"), libmp.mpf_pos(D, prec, "c")
+    if K >= 0:
+        p_lo = libmp.mpf_pow_int(_TEN, K, prec, "f")
+        p_hi = libmp.mpf_pow_int(_TEN, K, prec, "c")
+        lo = libmp.mpf_div(libmp.mpf_mul(a_lo, p_lo, prec, "f"), d_hi, prec, "f")
+        hi = libmp.mpf_div(libmp.mpf_mul(a_hi, p_hi, prec, "c"), d_lo, prec, "c")
+    else:
+        p_lo = libmp.mpf_pow_int(_TEN, -K, prec, "f")
+        p_hi = libmp.mpf_pow_int(_TEN, -K, prec, "c")
+        lo = libmp.mpf_div(a_lo, libmp.mpf_mul(d_hi, p_hi, prec, "c"), prec, "f")
+        hi = libmp.mpf_div(a_hi, libmp.mpf_mul(d_lo, p_lo, prec, "f"), prec, "c")
+    n_lo, n_hi = libmp.to_int(lo, "f"), libmp.to_int(hi, "f")
+    if n_lo != n_hi:
+        return None
+    if lo == hi:  # the computation was exact
+        return n_lo, libmp.mpf_eq(lo, _exact_mpf(n_lo))
+    if libmp.mpf_eq(lo, _exact_mpf(n_lo)):
+        return None  # u may be the integer n_lo itself
+    return n_lo, False
+
+
+def _scaled_floor_exact(a, den: int, K: int):
+    """Exact fallback of :func:`_scaled_floor` (rational arithmetic; only for near-ties)."""
+    u = 2 * mpf_to_fraction(mpmath.mp.make_mpf(a)) / den
+    u = u * 10 ** K if K >= 0 else u / 10 ** -K
+    n = u.numerator // u.denominator
+    return n, n * u.denominator == u.numerator
+
+
 def directed_decimal(x, digits: int, direction: str) -> str:
     """Decimal string of ``x`` with ``digits`` significant digits, rounded in ``direction``.
 
     ``"upper"`` rounds towards +inf, ``"lower"`` towards -inf, ``"exact"`` to
     nearest (ties to even).  Infinities print as ``"inf"``/``"-inf"``.
+
+    ``x`` is an ``mpf``, a ``Fraction`` or anything :func:`to_exact` parses.  The
+    digits are computed from rigorous binary enclosures of ``|x| * 10^K`` (outward
+    rounded, precision doubled until the floor is decided), never from an exact
+    fraction of ``10^K``: printing ``1e-1000000`` or ``2^(10^7)`` costs about
+    ``digits`` digits of work, and no int is ever converted to a string beyond the
+    interpreter's 4300-digit limit.  Exact rational arithmetic is used only for a
+    value within 2^-262144 (relative) of a rounding boundary.
+
+    Raises ``TypeError``/``ValueError`` for ``digits`` not an int in [1, MAX_DIGITS],
+    an unknown ``direction`` or a NaN.
     """
-    if isinstance(x, mpmath.mpf) and not mpmath.isfinite(x):
-        if mpmath.isnan(x):
-            raise ValueError("cannot print NaN")
-        return "inf" if x > 0 else "-inf"
-    q = x if isinstance(x, Fraction) else to_exact(x, "x")
-    if q == 0:
-        return "0"
-    neg = q < 0
-    a = -q if neg else q
-    # exponent e with 10^e <= a < 10^(e+1)
-    e = len(str(a.numerator)) - len(str(a.denominator))
-    while Fraction(10) ** e > a:
-        e -= 1
-    while Fraction(10) ** (e + 1) <= a:
-        e += 1
-    scale = Fraction(10) ** (digits - 1 - e)
-    m = a * scale
-    fl = m.numerator // m.denominator
-    exact = fl * m.denominator == m.numerator
-    if direction == "exact":
-        rem = m - fl
-        up = rem > Fraction(1, 2) or (rem == Fraction(1, 2) and fl % 2 == 1)
-    elif direction == "upper":
-        up = (not exact) and not neg
-    elif direction == "lower":
-        up = (not exact) and neg
-    else:
+    digits = _check_digits(digits)
+    if direction not in ("upper", "lower", "exact"):
         raise ValueError(f"direction must be 'upper', 'lower' or 'exact', found {direction!r}")
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            if mpmath.isnan(x):
+                raise ValueError("cannot print NaN")
+            return "inf" if x > 0 else "-inf"
+        sign, man, exp, bc = x._mpf_
+        if not man:
+            return "0"
+        neg, a, den = bool(sign), (0, man, exp, bc), 1
+    else:
+        q = x if isinstance(x, Fraction) else to_exact(x, "x")
+        if q == 0:
+            return "0"
+        neg = q < 0
+        a, den = _exact_mpf(abs(q.numerator)), q.denominator
+    # log2 |x| lies in [l2 - 1, l2 + 1): estimate the decimal exponent e, then correct it
+    l2 = a[2] + a[3] - den.bit_length()
+    e = math.floor(l2 * _LOG10_2)
+    lo_n, hi_n = 10 ** (digits - 1), 10 ** digits
+    prec = int(digits * 3.33) + 64
+    while True:
+        K = digits - 1 - e
+        r = None
+        p = prec
+        while r is None and p <= (1 << 18):
+            r = _scaled_floor(a, den, K, p)
+            p *= 2
+        N, exact_u = r if r is not None else _scaled_floor_exact(a, den, K)
+        fl = N >> 1
+        if fl < lo_n:
+            e -= 1
+            continue
+        if fl >= hi_n:
+            e += 1
+            continue
+        break
+    # m = |x| 10^K = N/2 exactly when exact_u; its fraction is 0 (N even, exact),
+    # 1/2 (N odd, exact), in (0, 1/2) (N even, inexact) or in (1/2, 1) (N odd, inexact)
+    is_int = exact_u and not (N & 1)
+    if direction == "exact":
+        up = bool(N & 1) and (not exact_u or bool(fl & 1))
+    elif direction == "upper":
+        up = (not is_int) and not neg
+    else:
+        up = (not is_int) and neg
     n = fl + 1 if up else fl
-    if len(str(n)) > digits:  # carried into a new decade
-        n //= 10
+    if n == hi_n:  # carried into a new decade
+        n = lo_n
         e += 1
-    s = str(n)
+    s = _int_str(n)
     exp10 = e - (len(s) - 1)
-    mant = s[0] + ("." + s[1:].rstrip("0") if len(s) > 1 and s[1:].rstrip("0") else "")
-    out = f"{mant}e{e}" if (e < -5 or e >= digits) else _plain(n, exp10)
+    tail = s[1:].rstrip("0")
+    mant = s[0] + ("." + tail if tail else "")
+    out = f"{mant}e{e}" if (e < -5 or e >= digits) else _plain(s, exp10)
     return ("-" if neg else "") + out
 
 
-def _plain(n: int, exp10: int) -> str:
-    s = str(n)
+def _plain(s: str, exp10: int) -> str:
     if exp10 >= 0:
         return s + "0" * exp10
     k = -exp10
@@ -491,5 +796,5 @@ def digits_of_inverse(q: Fraction) -> int:
     this many extra digits is within a few units of k, so :func:`last_true` settles it in a
     handful of exact decisions.
     """
-    return max(0, len(str(q.denominator)) - len(str(q.numerator)) + 1)
+    return max(0, _ndigits(q.denominator) - _ndigits(q.numerator) + 1)
 

@@ -13,16 +13,30 @@ Design (shared by all accountants)
   encoded history as exact ``"p/q"`` strings with a schema name, a version and a SHA-256
   digest; :meth:`_Accountant.from_json` re-validates everything (digest, sums,
   admissibility), so a resumed object makes exactly the decisions the original would have.
+  A value whose numerator or denominator exceeds 12000 bits (the exact sum of 10^4 steps
+  ``1/p``, or ``1e-5000``) is written in hexadecimal, ``"0x1f/0x3"`` (CPython refuses to
+  convert ints above 4300 decimal digits to ``str``; hexadecimal has no such limit and no
+  global setting is touched); :meth:`_Accountant.from_json` reads both forms.
+* **Authenticated (optional).**  The SHA-256 digest detects corruption, not tampering: anyone
+  can recompute it.  ``to_json(key=...)`` adds an ``"hmac"`` field (HMAC-SHA256 of the
+  canonical JSON under a secret key held by the curator); ``from_json(key=...)`` refuses a
+  state without a valid ``"hmac"``, so an analyst who raises ``eps`` or truncates the
+  history and recomputes the digest is refused.  Unkeyed states are unchanged (schema
+  version 1; an ``"hmac"`` field is ignored when no key is given).
+* **Re-entrant lock.**  Each object holds a :class:`threading.RLock`: a custom rule that
+  reads its own filter (``n``, ``history``) while the filter decides cannot deadlock.
 """
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import re
 import threading
 from fractions import Fraction
 
 from ..catalog import PAPERS
-from ..precision import Domain, check, directed_decimal
+from ..precision import Domain, _describe, check, directed_decimal
 
 __all__ = ["SCHEMA_VERSION", "BudgetExceeded"]
 
@@ -95,7 +109,7 @@ class _Accountant:
                 self._p[name] = None
             else:
                 self._p[name] = check(name, v, dom)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # re-entrant: a rule may read its own filter while it decides
         self._runs: list[list] = []  # [*step_fields, count]
         self._n = 0
 
@@ -139,39 +153,55 @@ class _Accountant:
     def _schema(cls) -> str:
         return f"fullyadaptive.filters.{cls.__name__}"
 
-    def to_dict(self) -> dict:
+    def _step_json(self, step: tuple) -> list:
+        """``_step_to_json(step)``; a subclass serialiser that fails on a huge value (``str`` of an
+        int above 4300 digits) is replaced by the generic form: tags kept, values :func:`_exact_json`."""
+        try:
+            return self._step_to_json(step)
+        except ValueError:
+            return [x if isinstance(x, str) else _exact_json(x) for x in step]
+
+    def to_dict(self, *, key=None) -> dict:
         """Snapshot of the filter/odometer of ``__citations__``: exact, versioned dict of parameters, state, run-length history, SHA-256 digest.
 
-        Every value is an exact ``"p/q"`` string (counts and ``n`` are ints).
+        Every value is an exact ``"p/q"`` string (counts and ``n`` are ints); a value with a
+        numerator or denominator above 12000 bits is written ``"0x<hex>/0x<hex>"``.
+        With ``key`` (``bytes`` or ``str``, the curator's secret), an ``"hmac"`` field holds the
+        HMAC-SHA256 of the canonical JSON of the rest, so :meth:`from_dict` with the same key
+        detects any edit, even one that recomputes the SHA-256 digest.
 
         Rounding: none (every value is exact).  Guarantee: ``from_dict(to_dict())``
         rebuilds an object in the same state that makes identical decisions.
         """
+        k = None if key is None else _key_bytes(key)
         with self._lock:
             state = {"n": self._n}
             for f in self._STATE:
-                state[f] = str(getattr(self, "_" + f))
-            hist = [self._step_to_json(tuple(r[:-1])) + [r[-1]] for r in self._runs]
+                state[f] = _exact_json(getattr(self, "_" + f))
+            hist = [self._step_json(tuple(r[:-1])) + [r[-1]] for r in self._runs]
         d = {
             "schema": self._schema(),
             "version": SCHEMA_VERSION,
-            "params": {k: (None if v is None else str(v)) for k, v in self._p.items()},
+            "params": {name: (None if v is None else _exact_json(v)) for name, v in self._p.items()},
             "state": state,
             "history": hist,
         }
         d["digest"] = _digest(d)
+        if k is not None:
+            d["hmac"] = _mac(k, d)
         return d
 
-    def to_json(self, **json_kwargs) -> str:
-        """Snapshot of the filter/odometer of ``__citations__`` as a JSON string (the :meth:`to_dict` data; exact ``"p/q"`` strings)."""
-        return json.dumps(self.to_dict(), **json_kwargs)
+    def to_json(self, *, key=None, **json_kwargs) -> str:
+        """Snapshot of the filter/odometer of ``__citations__`` as a JSON string (the :meth:`to_dict` data; exact ``"p/q"`` strings; ``key`` adds an HMAC-SHA256)."""
+        return json.dumps(self.to_dict(key=key), **json_kwargs)
 
     @classmethod
-    def from_json(cls, s):
+    def from_json(cls, s, *, key=None):
         """Resume the filter/odometer of ``__citations__`` from :meth:`to_json` output; ``ValueError`` on malformed, tampered or inconsistent input.
 
         Preconditions: ``s`` is a ``str``/``bytes`` holding a JSON object written by
-        ``to_json`` of the same class and schema version.
+        ``to_json`` of the same class and schema version.  With ``key``, the state must
+        carry a valid ``"hmac"`` under that key (see :meth:`from_dict`).
         """
         if not isinstance(s, (str, bytes, bytearray)):
             raise TypeError(f"s must be a JSON str, found {type(s).__name__}")
@@ -179,10 +209,12 @@ class _Accountant:
             d = json.loads(s)
         except (ValueError, UnicodeDecodeError) as exc:
             raise ValueError(f"s is not valid JSON: {exc}") from None
-        return cls.from_dict(d)
+        except RecursionError:
+            raise ValueError("s is not a valid state: JSON nested too deeply") from None
+        return cls.from_dict(d, key=key)
 
     @classmethod
-    def from_dict(cls, d):
+    def from_dict(cls, d, *, key=None):
         """Resume the filter/odometer of ``__citations__`` from :meth:`to_dict` output, re-validating everything; ``ValueError`` otherwise.
 
         Checks: schema name and version, exact key sets, the digest, every value is an
@@ -190,25 +222,40 @@ class _Accountant:
         history, and (for filters) the state is admissible under the filter's rule
         (partial sums are monotone, so the final state being admissible means every
         prefix was).  A resumed object therefore decides exactly as the original did.
+
+        With ``key`` (the secret given to :meth:`to_dict`), the state must also carry an
+        ``"hmac"`` field equal to the HMAC-SHA256 of the rest under ``key`` (constant-time
+        comparison); a state without one, or with a wrong one, is refused.  Without
+        ``key``, an ``"hmac"`` field is allowed and not checked.
         """
+        k = None if key is None else _key_bytes(key)
         try:
-            return cls._from_dict(d)
+            return cls._from_dict(d, k)
         except (TypeError, KeyError, AttributeError, IndexError) as exc:
             raise ValueError(f"malformed {cls.__name__} dict: {exc}") from None
+        except RecursionError:
+            raise ValueError(f"malformed {cls.__name__} dict: nested too deeply") from None
 
     @classmethod
-    def _from_dict(cls, d):
+    def _from_dict(cls, d, key: bytes | None = None):
         name = cls.__name__
         if not isinstance(d, dict):
             raise ValueError(f"{name} state must be a JSON object, found {type(d).__name__}")
         keys = {"schema", "version", "params", "state", "history", "digest"}
-        if set(d) != keys:
-            raise ValueError(f"{name} state must have exactly the keys {sorted(keys)}, found {sorted(d)}")
+        if set(d) not in (keys, keys | {"hmac"}):
+            raise ValueError(f"{name} state must have exactly the keys {sorted(keys)} (and optionally 'hmac'), "
+                             f"found {sorted(map(str, d))}")
+        if key is not None:
+            if "hmac" not in d:
+                raise ValueError(f"{name} state has no 'hmac' field: it was not written with a key, refused")
+            body = {k: v for k, v in d.items() if k != "hmac"}
+            if not isinstance(d["hmac"], str) or not hmac.compare_digest(d["hmac"], _mac(key, body)):
+                raise ValueError(f"{name} state HMAC mismatch: the state was modified or written with another key, refused")
         if d["schema"] != cls._schema():
             raise ValueError(f"schema must be {cls._schema()!r}, found {d['schema']!r}")
         if type(d["version"]) is not int or d["version"] != SCHEMA_VERSION:
             raise ValueError(f"version must be {SCHEMA_VERSION}, found {d['version']!r}")
-        body = {k: v for k, v in d.items() if k != "digest"}
+        body = {k: v for k, v in d.items() if k not in ("digest", "hmac")}
         if not isinstance(d["digest"], str) or d["digest"] != _digest(body):
             raise ValueError(f"{name} state digest mismatch: the data was modified or corrupted")
         params = d["params"]
@@ -259,22 +306,70 @@ class _Accountant:
     def __setstate__(self, d):
         other = type(self).from_dict(d)
         self.__dict__.update(other.__dict__)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def __repr__(self) -> str:
-        ps = ", ".join(f"{k}={str(v)!r}" for k, v in self._p.items() if v is not None)
+        ps = ", ".join(f"{k}={_short(v)!r}" for k, v in self._p.items() if v is not None)
         return f"{type(self).__name__}({ps}; n={self.n})"
 
 
+def _canon(body: dict) -> bytes:
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
 def _digest(body: dict) -> str:
-    canon = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(canon.encode("ascii")).hexdigest()
+    return hashlib.sha256(_canon(body)).hexdigest()
+
+
+def _key_bytes(key) -> bytes:
+    """The HMAC key as bytes (``str`` is UTF-8 encoded); an empty key is refused."""
+    if isinstance(key, str):
+        key = key.encode("utf-8")
+    if not isinstance(key, (bytes, bytearray, memoryview)):
+        raise TypeError(f"key must be bytes or str, found {type(key).__name__}")
+    key = bytes(key)
+    if not key:
+        raise ValueError("key must be a non-empty secret (bytes or str)")
+    return key
+
+
+def _mac(key: bytes, body: dict) -> str:
+    """HMAC-SHA256 (hex) of the canonical JSON of ``body`` (everything but the ``"hmac"`` field)."""
+    return hmac.new(key, _canon(body), hashlib.sha256).hexdigest()
+
+
+#: Above this many bits in the numerator or denominator, values are written in hexadecimal
+#: (12000 bits < 3613 digits, well under CPython's 4300-digit int/str conversion limit).
+_HEX_ABOVE_BITS = 12_000
+_HEX_RE = re.compile(r"(-?)0x([0-9a-f]+)(?:/0x([0-9a-f]+))?")
+
+
+def _exact_json(q: Fraction) -> str:
+    """Exact string of ``q``: ``str(q)`` (``"p/q"``), or ``"0x<p>/0x<q>"`` when it is too long for ``str``."""
+    num, den = q.numerator, q.denominator
+    if max(abs(num).bit_length(), den.bit_length()) <= _HEX_ABOVE_BITS:
+        return str(q)
+    sign = "-" if num < 0 else ""
+    return f"{sign}{abs(num):#x}" + ("" if den == 1 else f"/{den:#x}")
+
+
+def _short(q: Fraction) -> str:
+    """``str(q)`` when short, else about 20 significant digits (for ``repr``)."""
+    s = _exact_json(q)
+    return s if len(s) <= 80 else "about " + directed_decimal(q, 20, "exact")
 
 
 def _exact_str(v, where: str) -> Fraction:
-    """Parse a serialised exact value: must be a ``str`` (``"p/q"`` or decimal)."""
+    """Parse a serialised exact value: must be a ``str`` (``"p/q"``, decimal, or ``"0x<p>/0x<q>"``)."""
     if not isinstance(v, str):
-        raise ValueError(f"{where} must be an exact string like '1/3', found {type(v).__name__} {v!r}")
+        raise ValueError(f"{where} must be an exact string like '1/3', found {type(v).__name__} {_describe(v)}")
+    m = _HEX_RE.fullmatch(v)
+    if m:
+        num = int(m.group(2), 16)
+        den = int(m.group(3), 16) if m.group(3) else 1
+        if den == 0:
+            raise ValueError(f"{where} has a zero denominator, found {_describe(v)}")
+        return Fraction(-num if m.group(1) else num, den)
     try:
         return check(where, v, Domain())
     except TypeError as exc:  # pragma: no cover - str never raises TypeError
@@ -285,12 +380,12 @@ def _in(v, where: str, dom: Domain) -> Fraction:
     """Parse a serialised exact value and check its domain (``ValueError`` naming ``where``)."""
     q = _exact_str(v, where)
     if not dom.contains(q):
-        raise ValueError(f"{where} must lie in {dom}, found {v!r}")
+        raise ValueError(f"{where} must lie in {dom}, found {_describe(v)}")
     return q
 
 
 def _pair_to_json(self, step: tuple) -> list:
-    return [str(step[0]), str(step[1])]
+    return [_exact_json(step[0]), _exact_json(step[1])]
 
 
 def _eps_delta_from_json(self, run: list, where: str) -> tuple:
