@@ -157,3 +157,138 @@ def test_rounds_homogeneous_at_tiny_eps0_is_the_exact_threshold(eps0):
     K2 = feldman2021.dp_filter_rounds_homogeneous(eps0, 1, "1e-6")
     assert feldman2021.dp_filter_admits(K2 * v0, Fraction(1), Fraction(1, 10**6))
     assert not feldman2021.dp_filter_admits((K2 + 1) * v0, Fraction(1), Fraction(1, 10**6))
+
+
+# --------------------------------------------------------------------------
+# Bounded cost, strict syntax, no interpreter-internal messages
+# --------------------------------------------------------------------------
+
+import time
+import warnings
+
+import numpy as np
+
+from reference.precision import FloatInputWarning, MAX_DECIMAL_EXPONENT
+
+
+@pytest.mark.parametrize("x, digits, direction, expected", [
+    (mpmath.mpf("1e-1000000"), 5, "upper", "1e-1000000"),
+    (mpmath.mpf("1e-1000000"), 5, "lower", "9.9999e-1000001"),
+    (mpmath.ldexp(1, 10**7), 5, "upper", "9.0499e3010299"),
+    (mpmath.ldexp(1, 10**7), 5, "lower", "9.0498e3010299"),
+    (Fraction(1, 10**5000), 12, "exact", "1e-5000"),
+    (Fraction(-1, 2**(10**6)), 3, "upper", "-1.01e-301030"),
+])
+def test_directed_decimal_of_huge_exponents_is_fast_and_directed(x, digits, direction, expected):
+    t = time.perf_counter()
+    assert directed_decimal(x, digits, direction) == expected
+    assert time.perf_counter() - t < 2
+
+
+def test_directed_decimal_beyond_4300_digits():
+    s = directed_decimal(Fraction(1, 3), 5000, "upper")
+    assert s == "0." + "3" * 4999 + "4"
+    s = directed_decimal(Fraction(10**6000 + 1), 4400, "lower")
+    assert s == "1e6000"
+    s = directed_decimal(Fraction(10**6000 + 1), 4400, "upper")
+    assert s == "1." + "0" * 4398 + "1e6000"
+
+
+@given(st.integers(1, 60), st.integers(-400, 400), st.integers(1, 10**40), st.integers(1, 10**40),
+       st.sampled_from(["upper", "lower", "exact"]))
+def test_directed_decimal_matches_exact_rational_rounding(digits, k, a, b, direction):
+    """Second route: the exact rational rounding (exact decade search, exact floor)."""
+    q = Fraction(a, b) * Fraction(10) ** k
+    e = 0
+    while Fraction(10) ** e > q:
+        e -= 1
+    while Fraction(10) ** (e + 1) <= q:
+        e += 1
+    m = q * Fraction(10) ** (digits - 1 - e)
+    fl = m.numerator // m.denominator
+    frac = m - fl
+    up = {"upper": frac > 0, "lower": False, "exact": frac > Fraction(1, 2) or (frac == Fraction(1, 2) and fl % 2 == 1)}[direction]
+    want = (fl + up) * Fraction(10) ** (e - digits + 1)
+    assert Fraction(Decimal(directed_decimal(q, digits, direction))) == want
+
+
+@pytest.mark.parametrize("digits, exc", [(0, ValueError), (-1, ValueError), (2.5, TypeError), ("3", TypeError), (True, TypeError)])
+def test_directed_decimal_refuses_bad_digits(digits, exc):
+    """digits=0 printed '0e0' for 0.99945 as an 'upper' bound (below the value); 2.5 raised AttributeError."""
+    with pytest.raises(exc, match="digits"):
+        directed_decimal(Fraction(99945, 100000), digits, "upper")
+
+
+@pytest.mark.parametrize("s", ["1e-999999999", "1e999999999", f"1e-{MAX_DECIMAL_EXPONENT + 1}", "1e-99999999999999999999"])
+def test_huge_exponents_are_refused_at_once_naming_the_parameter_and_range(s):
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match=r"eps = .* outside the supported range.*1e-100000"):
+        check("eps", s, Domain.positive())
+    assert time.perf_counter() - t < 0.5
+
+
+def test_huge_mpf_is_refused_but_the_range_edges_parse():
+    with pytest.raises(ValueError, match="delta .*supported range"):
+        to_exact(mpmath.ldexp(1, -10**9), "delta")
+    assert to_exact(f"1e-{MAX_DECIMAL_EXPONENT}", "x") == Fraction(1, 10**MAX_DECIMAL_EXPONENT)
+    assert to_exact("1e-4000", "x") == Fraction(1, 10**4000)
+    assert to_exact("1/" + "7" * 5000, "x") == Fraction(1, int("7" * 1000) * 0 + int(Decimal("7" * 5000)))
+
+
+@pytest.mark.parametrize("s", ["١٢", "_1__0_", "1_0", "１２", "0x10", "1e", ".", "+-1", "1/-3", "1/2/3", "inf"])
+def test_only_ascii_decimal_syntax(s):
+    with pytest.raises(ValueError, match="delta"):
+        to_exact(s, "delta")
+
+
+def test_sets_are_refused_as_sequences():
+    """basic_composition_eps({'0.1','0.1','0.1'}) returned 0.1: a set merges equal steps."""
+    for bad in ({"0.1", "0.2"}, frozenset({"0.1"}), {"0.1": 1}, {"0.1": 1}.keys()):
+        with pytest.raises(TypeError, match="eps.*ordered"):
+            check_seq("eps", bad, Domain.positive())
+    from reference.bounds.classical import basic_composition_eps
+    with pytest.raises(TypeError):
+        basic_composition_eps({"0.1", "0.2", "0.3"})
+    assert check_seq("eps", ("0.1", "0.1"), Domain.positive()) == (Fraction(1, 10),) * 2
+
+
+@pytest.mark.parametrize("x", [np.float32(0.1), np.float64(0.1), np.float16(0.5), np.int64(3), np.int8(-2),
+                               np.array(0.1), np.array(3), np.array(np.float32(2.5))])
+def test_numpy_scalars_are_their_exact_binary_value(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FloatInputWarning)
+        q = to_exact(x, "x")
+        assert check("x", x, Domain()) == q
+    v = x[()] if isinstance(x, np.ndarray) else x
+    assert q == (Fraction(int(v)) if isinstance(v, np.integer) else Fraction(*[int(t) for t in v.as_integer_ratio()]))
+
+
+@pytest.mark.parametrize("bad", [np.bool_(True), np.array([1.0, 2.0]), np.float64("nan"), np.float32("inf"), np.complex128(1)])
+def test_bad_numpy_values_are_refused(bad):
+    with pytest.raises((TypeError, ValueError), match="x"):
+        to_exact(bad, "x")
+
+
+def test_float_input_warning_says_the_exact_value_and_the_fix():
+    with pytest.warns(FloatInputWarning, match=r"eps = 0.1 is a binary float: its exact value 0.1000000000000000055511151231257827"
+                                                r"021181583404541015625 is used.*'0.1'") as rec:
+        to_exact(0.1, "eps")
+    assert rec[0].filename == __file__  # points at the caller, not at the package
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FloatInputWarning)
+        assert to_exact(0.5, "eps") == Fraction(1, 2)  # exactly representable: no warning
+        with pytest.raises(FloatInputWarning):
+            to_exact(1e-300, "eps")
+    assert issubclass(FloatInputWarning, UserWarning)
+
+
+def test_float_input_warning_from_a_filter_points_at_user_code_and_is_silenceable():
+    from reference.accountants import DPFilter
+
+    with pytest.warns(FloatInputWarning) as rec:
+        DPFilter(1.0, 1e-6)
+    assert all(r.filename == __file__ for r in rec)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.simplefilter("ignore", FloatInputWarning)
+        DPFilter(1.0, 1e-6).run(0.1)
