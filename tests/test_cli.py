@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -61,12 +62,14 @@ def test_list_table_names_every_entry(capsys):
 def test_list_json_schema_and_ids(capsys):
     rc, out, _ = run(capsys, "list", "--json")
     assert rc == 0
-    data = json.loads(out)
+    top = json.loads(out)
+    assert top["version"] == reference.__version__ and top["commit"]
+    data = top["entries"]
     assert isinstance(data, list) and len(data) == len(ENTRIES) > 0
     ids = [d["id"] for d in data]
     assert len(ids) == len(set(ids)), "ids must be unique"
     for d in data:
-        for key in ("id", "paper", "source", "result", "parameters", "direction", "summary"):
+        for key in ("id", "paper", "source", "result", "parameters", "direction", "summary", "validity"):
             assert key in d, (d.get("id"), key)
         assert ID_RE.match(d["id"]), d["id"]
         assert d["direction"] in ("upper", "lower", "exact")
@@ -78,7 +81,7 @@ def test_list_json_schema_and_ids(capsys):
 def test_list_paper_filter(capsys):
     rc, out, _ = run(capsys, "list", "--json", "--paper", "howard2021")
     assert rc == 0
-    data = json.loads(out)
+    data = json.loads(out)["entries"]
     assert data and all(d["paper_key"] == "howard2021" for d in data)
     rc, out, err = run(capsys, "list", "--paper", "nosuchpaper")
     assert rc == 2 and "nosuchpaper" in err and "Traceback" not in err
@@ -161,6 +164,13 @@ def test_upper_bound_printed_rounded_up(capsys):
     (["eval", "whitehouse2022_lem4", "n_records=2.5"], "n_records"),
     (["eval", "whitehouse2022_eq6_ystar", "eps"], "name=value"),
     (["eval", "whitehouse2022_eq6_ystar", "--digits", "0"], "--digits"),
+    (["eval", "whitehouse2022_eq6_ystar", "--dps", "-5"], "--dps"),
+    (["eval", "whitehouse2022_eq6_ystar", "--dps", "10001"], "--dps"),
+    (["eval", "whitehouse2022_eq2_eps", "eps=0.1,,0.2"], "eps[1]"),
+    (["eval", "whitehouse2022_eq2_eps", "eps=0.1,0.2,"], "eps[2]"),
+    (["eval", "whitehouse2022_eq6_ystar", "--max-seconds", "0"], "--max-seconds"),
+    (["eval", "whitehouse2022_eq6_ystar", "--max-seconds", "nan"], "--max-seconds"),
+    (["eval", "whitehouse2022_eq6_ystar", "--digits", "many"], "--digits"),
 ])
 def test_eval_errors_exit_2_without_traceback(capsys, argv, needle):
     rc, out, err = run(capsys, *argv)
@@ -181,15 +191,21 @@ def test_eval_out_of_domain_names_the_domain(capsys):
 
 @pytest.fixture(scope="module")
 def report_dir(tmp_path_factory):
-    d = tmp_path_factory.mktemp("report")
+    """The default report, run once; its stdout (the summary) is kept in ``summary.txt`` beside it."""
+    import contextlib
+    import io
     import os
 
+    d = tmp_path_factory.mktemp("report")
     cwd = os.getcwd()
     os.chdir(d)
+    buf = io.StringIO()
     try:
-        assert main(["report", "--quiet"]) == 0
+        with contextlib.redirect_stdout(buf):
+            assert main(["report", "--quiet"]) == 0
     finally:
         os.chdir(cwd)
+    (d / "summary.txt").write_text(buf.getvalue())
     return d / "fullyadaptive-report"
 
 
@@ -238,12 +254,27 @@ def test_report_odometers(report_dir):
             assert to_exact(row[k], k) > 0
 
 
-def test_report_json_and_out(tmp_path, capsys):
+def test_report_json_and_out_with_progress_lines(tmp_path, capsys, monkeypatch):
+    """--json prints the full JSON report; off a terminal, progress comes as periodic one-line messages."""
+    from reference.report import progress
+
+    monkeypatch.setattr(progress, "START_S", 0.0)
+    monkeypatch.setenv(progress.INTERVAL_ENV, "0.05")
     out = tmp_path / "x" / "y"
-    rc, stdout, _ = run(capsys, "report", "--out", str(out), "--json", "--quiet", "--no-verify")
+    rc, stdout, err = run(capsys, "report", "--out", str(out), "--json", "--no-verify")
     assert rc == 0
-    assert json.loads(stdout)["verification"] is None
-    assert json.loads(stdout)["rounds"] == json.loads((out / "report.json").read_text())["rounds"]
+    rep = json.loads(stdout)
+    assert rep["verification"] is None
+    assert rep["rounds"] == json.loads((out / "report.json").read_text())["rounds"]
+    assert rep["version"] == reference.__version__ and rep["commit"]
+    lines = err.splitlines()
+    prog = [ln for ln in lines if ln.startswith("fullyadaptive report: ")]
+    assert len(prog) >= 2, err  # periodic lines, not one bar
+    assert any(" catalog " in ln and "/" in ln for ln in prog), err
+    assert "\r" not in err  # no bar redrawn in place when stderr is not a terminal
+    assert lines[-1].startswith("wrote ")
+    rc, stdout, err = run(capsys, "report", "--out", str(out), "--json", "--no-verify", "--quiet")
+    assert rc == 0 and err == ""
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 17, 100])
@@ -402,3 +433,403 @@ def test_report_shows_where_amplification_bounds_stop_amplifying(report_dir):
     assert True in flags and False in flags  # the default grid shows both regimes
     md = (report_dir / "report.md").read_text()
     assert "Amplification by random check-ins and shuffling" in md and "(**no**)" in md
+
+
+# --------------------------------------------------------------------------
+# releases: version and commit, LICENSE, CITATION.cff, CHANGELOG, README
+# --------------------------------------------------------------------------
+
+def _assert_build_info(d):
+    assert d["version"] == reference.__version__
+    assert isinstance(d["commit"], str) and d["commit"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["eval", "whitehouse2022_eq6_ystar", "--json"],
+    ["eval", "whitehouse2022_thm1_rounds_homogeneous", "--json"],
+    ["list", "--json", "--paper", "whitehouse2022"],
+    ["describe", "whitehouse2022_eq6_ystar", "--json"],
+    ["version", "--json"],
+    ["verify", "--target", "W22_thm1_filter", "--adversary", "homogeneous", "--rounds", "30", "--json"],
+    ["individual-filter", "--n", "50", "--steps", "5", "--json"],
+    ["checkins", "--n", "100", "--m", "10", "--json"],
+    ["check-martingales", "--quick", "--paths", "200", "--steps", "20", "--mc-samples", "500", "--json"],
+], ids=lambda a: a[0])
+def test_every_json_output_names_version_and_commit(capsys, argv):
+    rc, out, err = run(capsys, *argv)
+    assert rc in (0, 1), err
+    _assert_build_info(json.loads(out))
+
+
+def test_report_json_names_version_and_commit(report_dir):
+    rep = json.loads((report_dir / "report.json").read_text())
+    _assert_build_info(rep)
+    md = (report_dir / "report.md").read_text()
+    assert f"fullyadaptive {reference.__version__} (commit {rep['commit']})" in md
+
+
+def test_git_commit_is_a_short_hash_or_unknown_and_never_raises(monkeypatch):
+    import subprocess as sp
+
+    c = rpt.git_commit()
+    assert c == "unknown" or re.fullmatch(r"[0-9a-f]{4,40}", c)
+
+    def boom(*a, **k):
+        raise OSError("no git here")
+
+    rpt.git_commit.cache_clear()
+    monkeypatch.setattr(sp, "run", boom)
+    try:
+        assert rpt.git_commit() == "unknown"
+        assert rpt.build_info() == {"version": reference.__version__, "commit": "unknown"}
+    finally:
+        rpt.git_commit.cache_clear()
+
+
+def test_license_is_mit_and_declared_for_the_wheel():
+    text = (ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "the fullyadaptive authors" in text
+    py = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'license-files\s*=\s*\[\s*"LICENSE"', py), "pyproject must ship LICENSE in the wheel and sdist"
+
+
+def test_citation_cff_is_valid_cff_1_2_0():
+    yaml = pytest.importorskip("yaml", reason="PyYAML parses CITATION.cff")
+    d = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    # the required keys and the types of the CFF 1.2.0 schema (citation-file-format/schema.json)
+    assert d["cff-version"] == "1.2.0"
+    assert {"authors", "cff-version", "message", "title"} <= set(d)
+    allowed = {"abstract", "authors", "cff-version", "commit", "contact", "date-released", "doi", "identifiers",
+               "keywords", "license", "license-url", "message", "preferred-citation", "references", "repository",
+               "repository-artifact", "repository-code", "title", "type", "url", "version"}
+    assert set(d) <= allowed, set(d) - allowed
+    assert d["type"] in ("software", "dataset") and d["license"] == "MIT"
+    assert str(d["version"]) == reference.__version__
+    assert all(isinstance(a, dict) and ("name" in a or "family-names" in a) for a in d["authors"])
+    for ref in d.get("references", []):
+        assert {"authors", "title", "type"} <= set(ref)
+        assert all("family-names" in a or "name" in a for a in ref["authors"])
+        assert all(i["type"] in ("doi", "url", "swh", "other") and i["value"] for i in ref.get("identifiers", []))
+
+
+def test_changelog_has_an_unreleased_section_listing_the_changes():
+    text = (ROOT / "CHANGELOG.md").read_text()
+    assert "Keep a Changelog" in text
+    unreleased = text.split("## [Unreleased]", 1)[1].split("\n## [", 1)[0]
+    for needle in ("layout by role", "validity", "falsifier", "describe", "--max-seconds", "LICENSE", "CITATION.cff"):
+        assert needle.lower() in unreleased.lower(), needle
+
+
+def test_readme_states_python_versions_durations_and_seed_variable():
+    text = README.read_text(encoding="utf-8")
+    assert "Python >= 3.10" in text or "Python 3.10" in text
+    assert "FULLYADAPTIVE_SEEDS" in text
+    cmd = text.split("## Command line", 1)[1].split("\n## ", 1)[0]
+    assert "fullyadaptive describe" in cmd and "--max-seconds" in cmd and "--full" in cmd
+    assert re.search(r"about \d+ (s|seconds|minutes?)", text)
+    assert "## Citing" in text and "CITATION.cff" in text
+
+
+def test_default_hypothesis_profile_is_the_ci_profile():
+    """Local runs and CI draw the same examples: derandomized, same max_examples (conftest.py)."""
+    import os
+
+    from hypothesis import settings
+
+    if os.environ.get("HYPOTHESIS_PROFILE", "ci") != "ci":
+        pytest.skip("another hypothesis profile was chosen explicitly")
+    ci = settings.get_profile("ci")
+    assert settings.default.derandomize and ci.derandomize
+    assert settings.default.max_examples == ci.max_examples
+
+
+@pytest.mark.slow
+def test_wheel_ships_the_license(tmp_path):
+    import zipfile
+
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "-w", str(tmp_path), "--no-deps", "-q"],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    whl = next(tmp_path.glob("fullyadaptive-*.whl"))
+    names = zipfile.ZipFile(whl).namelist()
+    assert any(n.endswith(".dist-info/licenses/LICENSE") or n.endswith(".dist-info/LICENSE") for n in names), names
+
+
+# --------------------------------------------------------------------------
+# report: the headline first, atomic files
+# --------------------------------------------------------------------------
+
+def test_report_prints_a_short_summary_by_default(report_dir):
+    text = (report_dir.parent / "summary.txt").read_text()
+    lines = text.splitlines()
+    assert 5 <= len(lines) <= 40, len(lines)
+    rep = json.loads((report_dir / "report.json").read_text())
+    assert str(rep["rounds"]["filter"]) in text and "optimal" in text  # the rounds table
+    assert "Exact verifier: PASS" in text  # the verifier's verdict line
+    counts = rep["validity_counts"]
+    assert sum(counts.values()) == len(ENTRIES)
+    assert "validity: " + ", ".join(f"{n} {k}" for k, n in counts.items()) in text
+    assert str(report_dir / "report.md") in text or "fullyadaptive-report/report.md" in text
+    assert "## Catalog" not in text
+
+
+def test_report_full_prints_the_markdown(tmp_path, capsys):
+    rc, out, _ = run(capsys, "report", "--full", "--no-verify", "--quiet", "--out", str(tmp_path))
+    assert rc == 0
+    assert out == (tmp_path / "report.md").read_text()
+    assert "## Catalog" in out and "| validity |" in out
+
+
+def test_report_files_are_replaced_atomically(tmp_path, monkeypatch):
+    rep = rpt.build_report({"eps0_sweep": (), "verify": False})
+    d = tmp_path / "r"
+    calls = []
+    real_replace = os.replace
+
+    def spy(src, dst):
+        calls.append((Path(src), Path(dst)))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(rpt.os, "replace", spy)
+    md, js = rpt.write_report(rep, d)
+    assert [c[1] for c in calls] == [md, js]
+    assert all(src.parent == dst.parent and src != dst for src, dst in calls)  # a temporary name in the same directory
+    monkeypatch.undo()
+    before = {p.name: p.read_bytes() for p in d.iterdir()}
+
+    def interrupted(fd):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rpt.os, "fsync", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        rpt.write_report({**rep, "generated_by": "changed"}, d)
+    monkeypatch.undo()
+    assert {p.name: p.read_bytes() for p in d.iterdir()} == before  # old files intact, no temporary left
+
+
+def test_report_refuses_an_empty_out(capsys):
+    rc, out, err = run(capsys, "report", "--out", "", "--no-verify")
+    assert rc == 2 and not out
+    assert err.startswith("fullyadaptive report: error: ") and "--out" in err and len(err.splitlines()) == 1
+    with pytest.raises(ValueError):
+        rpt.write_report({}, "")
+
+
+# --------------------------------------------------------------------------
+# errors, Ctrl-C, time guard
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["list", "--paper", "nosuchpaper"],
+    ["eval", "nosuchid"],
+    ["eval", "whitehouse2022_eq6_ystar", "--digits", "q"],
+    ["describe", "nosuchid"],
+    ["derive", "no_such_derivation"],
+    ["report", "--out", ""],
+    ["verify", "--target", "nonsense", "--no-progress"],
+    ["individual-filter", "--sigma", "-1"],
+    ["checkins", "--n", "-3"],
+    ["check-martingales", "--delta", "2"],
+    ["figures", "--only", "nonsense"],
+    ["version", "--bogus"],
+], ids=lambda a: "_".join(a[:2]))
+def test_one_error_prefix_for_every_subcommand(capsys, argv):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2 and not out
+    assert err.startswith(f"fullyadaptive {argv[0]}: error: "), err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def _interrupt(args):
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_in_every_subcommand_is_one_line_and_status_130(capsys, monkeypatch):
+    import reference.cli as cli
+
+    names = list(cli.subcommands())
+    assert {"list", "eval", "describe", "report", "derive", "verify", "checkins", "individual-filter",
+            "check-martingales", "figures", "version"} <= set(names)
+    real = cli.build_parser
+
+    def patched():
+        p = real()
+        for sp in cli.subcommands(p).values():
+            sp.set_defaults(func=_interrupt)
+        return p
+
+    monkeypatch.setattr(cli, "build_parser", patched)
+    required = {"eval": ["whitehouse2022_eq6_ystar"], "describe": ["whitehouse2022_eq6_ystar"]}
+    for name in names:
+        rc, out, err = run(capsys, name, *required.get(name, []))
+        assert rc == 130, name
+        assert err.strip() == f"fullyadaptive {name}: interrupted (Ctrl-C); nothing more was written", err
+        assert "Traceback" not in err
+
+
+def test_sigint_during_a_real_report_exits_130_without_traceback(tmp_path):
+    import signal
+    import time
+
+    env = {**os.environ, "FULLYADAPTIVE_PROGRESS_INTERVAL": "0.2"}
+    p = subprocess.Popen([sys.executable, "-m", "reference", "report", "--out", str(tmp_path)], cwd=ROOT, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = p.stderr.readline()  # the first progress line: the report is under way
+        assert first.startswith("fullyadaptive report: "), first
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("fullyadaptive report: interrupted")
+    assert not list(tmp_path.iterdir())  # nothing half-written
+
+
+def test_eval_max_seconds_stops_a_long_evaluation(capsys):
+    import time
+
+    t0 = time.monotonic()
+    rc, out, err = run(capsys, "eval", "kairouz2015_thm3_3_eps", "k=10000000", "--max-seconds", "0.5")
+    elapsed = time.monotonic() - t0
+    assert rc == 2 and not out
+    assert err.startswith("fullyadaptive eval: error: ") and "--max-seconds 0.5" in err
+    assert len(err.strip().splitlines()) == 1
+    assert elapsed < 30
+    rc, out, _ = run(capsys, "eval", "whitehouse2022_eq6_ystar", "--max-seconds", "60", "--digits", "20")
+    assert rc == 0 and out.strip() == directed_decimal(y_star("1", "1e-6", dps=50), 20, "exact")
+    rc, out, _ = run(capsys, "eval", "whitehouse2022_thm1_rounds_homogeneous", "--max-seconds", "60", "--json")
+    assert rc == 0 and json.loads(out)["value"] == 349
+    rc, _, err = run(capsys, "eval", "whitehouse2022_eq6_ystar", "eps=-1", "--max-seconds", "60")
+    assert rc == 2 and "eps" in err and len(err.strip().splitlines()) == 1
+
+
+# --------------------------------------------------------------------------
+# help and discovery
+# --------------------------------------------------------------------------
+
+def test_every_subcommand_and_option_has_a_description_and_default():
+    import argparse
+
+    from reference.cli import HelpFormatter, subcommands
+
+    fmt = HelpFormatter("x")
+    missing = []
+    for name, sp in subcommands().items():
+        if not (sp.description or "").strip():
+            missing.append(f"{name}: no description")
+        for a in sp._actions:
+            if isinstance(a, argparse._HelpAction):
+                continue
+            if not (a.help or "").strip():
+                missing.append(f"{name} {a.dest}: no help")
+            elif a.option_strings and "default" not in fmt._get_help_string(a).lower():
+                missing.append(f"{name} {a.option_strings[0]}: no default stated")
+    assert not missing, missing
+
+
+def test_verify_help_lists_targets_and_adversaries(capsys):
+    from reference.cli.verify import names
+    from reference.verify.targets import NEGATIVE_CONTROLS, TARGETS
+
+    rc, out, _ = run(capsys, "verify", "--help")
+    assert rc == 0
+    n = names()
+    assert n["targets"] == list(TARGETS) and n["negative_controls"] == list(NEGATIVE_CONTROLS)
+    assert {"homogeneous", "loss_chasing", "stopping_time", "delta_spender"} <= set(n["adversaries"])
+    flat = " ".join(out.split())
+    for name in n["targets"] + n["adversaries"] + n["negative_controls"]:
+        assert name in flat, name
+
+
+def test_checkins_help_explains_every_option(capsys):
+    rc, out, _ = run(capsys, "checkins", "--help")
+    assert rc == 0
+    for opt in ("--protocol", "--task", "--randomizer", "--n", "--m", "--p0", "--eps0", "--sigma", "--clip", "--d",
+                "--delta", "--T", "--seed", "--json"):
+        assert opt in out
+    assert out.count("default") >= 14
+
+
+def test_every_catalog_parameter_has_a_doc():
+    missing = [f"{e.id}.{p.name}" for e in ENTRIES for p in e.params if not p.doc.strip()]
+    assert not missing, f"{len(missing)} parameters without a doc string: {missing}"
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.id)
+def test_describe_every_entry_and_run_its_example(capsys, entry):
+    import shlex
+
+    rc, out, err = run(capsys, "describe", entry.id)
+    assert rc == 0, err
+    for p in entry.params:
+        assert p.name in out and str(p.domain) in out
+    assert f"validity    {entry.validity}" in out and entry.direction in out and entry.provenance in out
+    assert entry.result in out
+    if entry.erratum:
+        assert entry.erratum in out
+    example = out.split("example:\n", 1)[1].strip().splitlines()[0]
+    argv = shlex.split(example)
+    assert argv[:3] == ["fullyadaptive", "eval", entry.id]
+    rc, value, err = run(capsys, *argv[1:])
+    assert rc == 0 and value.strip(), err
+
+
+# --------------------------------------------------------------------------
+# validity in the command line
+# --------------------------------------------------------------------------
+
+def test_list_shows_the_validity_column(capsys):
+    rc, out, _ = run(capsys, "list")
+    lines = out.splitlines()
+    assert lines[0].split()[4] == "validity"
+    for e in ENTRIES:
+        row = next(ln for ln in lines if ln.startswith(e.id + " "))
+        assert f"  {e.validity}  " in row
+
+
+@pytest.mark.parametrize("validity, restriction, erratum", [
+    ("false as printed", "", "X-FALSE"),
+    ("valid under a restriction", "only for eps <= 1", "X-RESTRICT"),
+    ("unverified", "", None),
+])
+def test_eval_warns_about_a_claim_that_is_not_valid(capsys, monkeypatch, validity, restriction, erratum):
+    import dataclasses
+
+    from reference import catalog
+
+    e = catalog.get("whitehouse2022_eq6_ystar")
+    fake = dataclasses.replace(e, validity=validity, restriction=restriction, erratum=erratum,
+                               direction="exact" if validity == "false as printed" else e.direction)
+    monkeypatch.setitem(catalog.CATALOG, e.id, fake)
+    rc, out, err = run(capsys, "eval", e.id, "--json")
+    assert rc == 0
+    d = json.loads(out)
+    assert (d["validity"], d["restriction"], d["erratum"]) == (validity, restriction, erratum)
+    assert len(err.strip().splitlines()) == 1
+    assert err.startswith(f"fullyadaptive eval: warning: {e.id} is {validity}")
+    if erratum:
+        assert erratum in err
+    if restriction:
+        assert restriction in err
+    rc, out, err = run(capsys, "describe", e.id)
+    assert f"validity    {validity}" in out and (erratum is None or erratum in out)
+
+
+@pytest.mark.parametrize("entry", [e for e in ENTRIES if e.validity != "valid"] or [None],
+                         ids=lambda e: "none" if e is None else e.id)
+def test_eval_of_every_catalog_entry_not_valid_warns(capsys, entry):
+    if entry is None:
+        pytest.skip("every catalog entry is valid today")
+    rc, out, err = run(capsys, "eval", entry.id)
+    assert entry.validity in err and (not entry.erratum or entry.erratum in err)
+    rc, out, err = run(capsys, "eval", entry.id, "--json")
+    d = json.loads(out)
+    assert d["validity"] == entry.validity and d["erratum"] == entry.erratum
+
+
+def test_eval_of_a_valid_entry_prints_no_warning(capsys):
+    rc, out, err = run(capsys, "eval", "whitehouse2022_eq6_ystar")
+    assert rc == 0 and err == ""

@@ -394,7 +394,7 @@ def _cmd_derive(args) -> int:
 #: Modules that add their own subcommands: each defines ``add_cli(subparsers)``,
 #: which registers a parser whose ``func`` default returns the exit status.
 EXTENSIONS: tuple[str, ...] = ("reference.cli.simulations", "reference.cli.martingales", "reference.cli.verify",
-                               "reference.cli.figures")
+                               "reference.cli.figures", "reference.cli.falsify")
 
 
 def _add_extensions(sub) -> list[str]:
@@ -531,8 +531,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     cmd = "?"
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
         cmd = getattr(args, "command", None) or "?"
+        if extra:  # report it as the subcommand's error, not the top-level parser's
+            (subcommands(parser).get(cmd) or parser).error(f"unrecognized arguments: {' '.join(extra)}")
         if getattr(args, "func", None) is None:
             parser.print_help(sys.stderr)
             return 2

@@ -44,12 +44,12 @@ class Progress:
     """
 
     def __init__(self, prog: str, *, enabled: bool = True, interval: float | None = None,
-                 start: float = START_S, stream=None, tty: bool | None = None):
+                 start: float | None = None, stream=None, tty: bool | None = None):
         self.prog = prog
         self.enabled = enabled
         self._stream = stream
         self.interval = _interval_from_env() if interval is None else float(interval)
-        self.start_s = float(start)
+        self.start_s = START_S if start is None else float(start)
         try:
             self.tty = bool(self.stream.isatty()) if tty is None else bool(tty)
         except (AttributeError, ValueError):
