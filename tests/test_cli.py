@@ -833,3 +833,48 @@ def test_eval_of_every_catalog_entry_not_valid_warns(capsys, entry):
 def test_eval_of_a_valid_entry_prints_no_warning(capsys):
     rc, out, err = run(capsys, "eval", "whitehouse2022_eq6_ystar")
     assert rc == 0 and err == ""
+
+
+# --------------------------------------------------------------------------
+# figures (optional: matplotlib)
+# --------------------------------------------------------------------------
+
+def test_figure_data_come_from_the_catalog():
+    from reference.bounds.baselines import rounds_comparison
+    from reference.catalog import get
+    from reference.report import figures as F
+
+    d = F.fig1a_gap_data(points=5)
+    gap = get("whitehouse2022_fig1a_gap")
+    assert d["gap"] == [float(gap.func(f"{x:.4g}")) for x in d["x"]]
+    assert all(0 <= g <= q * (1 + 1e-9) for g, q in zip(d["gap"], d["quartic"]))  # 0 <= gap <= eps^4/24
+    r = F.rounds_vs_eps0_data(eps0s=("0.01", "0.1"))
+    for i, e0 in enumerate(("0.01", "0.1")):
+        assert {s["key"]: s["y"][i] for s in r["series"]} == rounds_comparison(e0, r["params"]["eps"], r["params"]["delta"])
+    o = F.fig1b_odometers_data(points=4)
+    assert o["params"]["delta_prime"] == "1e-6" and len(o["filter"]) == len(o["mixture"]) == len(o["stitched"]) == 4
+
+
+def test_figures_skip_with_one_line_without_matplotlib(capsys, monkeypatch, tmp_path):
+    from reference.report import figures as F
+
+    monkeypatch.setattr(F, "have_matplotlib", lambda: False)
+    rc, out, err = run(capsys, "figures", "--out", str(tmp_path / "f"))
+    assert rc == 0 and not out
+    assert err.startswith("fullyadaptive figures: skipped: matplotlib is not installed") and len(err.splitlines()) == 1
+    assert not (tmp_path / "f").exists()
+    rc, _, err = run(capsys, "figures", "--out", "")
+    assert rc == 2 and err.startswith("fullyadaptive figures: error: ")
+
+
+def test_figures_are_drawn_with_their_parameters(capsys, tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed (the [plots] extra)")
+    from reference.report import figures as F
+
+    rc, out, err = run(capsys, "figures", "--out", str(tmp_path))
+    assert rc == 0, err
+    for name, (_, _, fname) in F.FIGURES.items():
+        p = tmp_path / fname
+        assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+        assert f"{name}: {p}" in out
+    assert not [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]
