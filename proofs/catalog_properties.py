@@ -350,6 +350,19 @@ MONOTONE: dict[str, dict[str, Mono]] = {
     "whitehouse2023_thm2_delta_via_zcdp": {"delta_prime": inc("derivative 1 - delta'' > 0"), "delta_second": inc("derivative 1 - delta' > 0")},
 }
 
+# ----------------------------------------------------------------- dong2022 / smith2022 (Gaussian DP)
+_gdp_delta = {"eps": dec("delta_mu(eps) = sup_x [P(x) - e^eps Q(x)]_+ falls in eps"),
+              "mu": inc("GDP curves are nested: G_mu decreases in mu, so delta_mu(eps) increases")}
+MONOTONE.update({
+    "dong2022_cor2_13_delta": _gdp_delta,
+    "dong2022_cor2_13_delta_lower": _gdp_delta,
+    "dong2022_cor2_13_eps": {"delta": dec("inverse of a decreasing curve: a larger delta is met earlier"),
+                             "mu": inc("delta_mu(eps) increases in mu, so the root moves right")},
+    "dong2022_cor2_13_mu": {"eps": inc("delta_mu(eps) falls in eps: a larger mu fits"),
+                            "delta": inc("delta_mu(eps) increases in mu: a larger delta admits a larger mu")},
+    "dong2022_cor3_3_mu": {"mus": inc("sqrt of a sum of squares of nonnegative terms")},
+})
+
 
 #: Sampling ranges: id -> {param: (lo, hi)} (strings/Fractions, None = the domain's bound)
 #: or {param: [choices]} (explicit values, strings as the CLI would pass them).
@@ -398,6 +411,11 @@ RANGES: dict[str, dict] = {
     "mironov2017_prop3_opt_rr": {"k": ("1", "1000")},
     "balle2020hyp_thm21_opt_laplace": {"k": ("1", "1000")},
     "mironov2017_prop3_opt_laplace": {"k": ("1", "1000")},
+    # cost: mu = 1e-300 puts the GDP curve at exp(-1e600): exact, but ~3 s per point (2000-bit exponent)
+    "dong2022_cor2_13_delta": {"mu": ("1e-6", "1000")},
+    "dong2022_cor2_13_delta_lower": {"mu": ("1e-6", "1000")},
+    "dong2022_cor2_13_eps": {"mu": ("1e-6", "1000"), "delta": ("1e-100", None)},
+    "dong2022_cor2_13_mu": {"delta": ("1e-100", None)},
 }
 
 #: id -> (max hypothesis examples per test, dps of the monotonicity test).  These
@@ -413,6 +431,8 @@ SLOW: dict[str, tuple[int, int]] = {
     "mironov2017_prop3_opt_rr": (4, 20),
     "mironov2017_prop3_opt_zcdp": (4, 20),
     "rogers2016_lem6_3_crossing_probability": (8, 30),
+    "dong2022_cor2_13_eps": (4, 20),
+    "dong2022_cor2_13_mu": (4, 20),
 }
 
 #: ids documented to return ``mpmath.inf`` for some valid inputs.

@@ -104,6 +104,34 @@ PAPERS: dict[str, dict] = {
         "version": "TCC 2016-A / Theory of Computing 14(8), 2018 (published statement; not a seed)",
         "seed": None,
     },
+    "dong2022": {
+        "title": "Gaussian Differential Privacy",
+        "authors": "Dong, Roth, Su",
+        "arxiv": "1905.02383",
+        "version": "JRSS-B 84(1), 2022; numbering of the arXiv version (v3) (published statement; not a seed)",
+        "seed": None,
+    },
+    "smith2022": {
+        "title": "Fully Adaptive Composition for Gaussian Differential Privacy",
+        "authors": "Smith, Thakurta",
+        "arxiv": "2210.17520",
+        "version": "arXiv v1, 2022 (published statement; not a seed)",
+        "seed": None,
+    },
+    "sommer2019": {
+        "title": "Privacy Loss Classes: The Central Limit Theorem in Differential Privacy",
+        "authors": "Sommer, Meiser, Mohammadi",
+        "arxiv": "IACR ePrint 2018/820",
+        "version": "PoPETs 2019(2) (published statement; not a seed): the Laplace privacy loss distribution",
+        "seed": None,
+    },
+    "mironov2019": {
+        "title": "Renyi Differential Privacy of the Sampled Gaussian Mechanism",
+        "authors": "Mironov, Talwar, Zhang",
+        "arxiv": "1908.10530",
+        "version": "arXiv v1, 2019 (published statement; not a seed): Section 3.3, integer orders",
+        "seed": None,
+    },
     "erlingsson2019": {
         "title": "Amplification by Shuffling: From Local to Central Differential Privacy via Anonymity",
         "authors": "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta",
@@ -120,7 +148,8 @@ DIRECTIONS = ("upper", "lower", "exact")
 #: ``valid under a restriction`` (true only under ``Entry.restriction``, false outside it) or
 #: ``unverified`` (a statement recalled or quoted that the project could not check).
 VALIDITIES = ("valid", "false as printed", "valid under a restriction", "unverified")
-PROVENANCES = ("as printed", "derived", "corrected", "published statement", "re-derived from the described proof")
+PROVENANCES = ("as printed", "derived", "corrected", "published statement", "re-derived from the described proof",
+               "recalled statement (unverified)")
 
 
 @dataclass(frozen=True)
@@ -268,6 +297,8 @@ def cites(paper: str, *results: str) -> Callable:
 
 def _load_all() -> None:
     from .bounds import balle2020, classical, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
+    from .profiles import laplace, subsampled_gaussian  # noqa: F401  (exact privacy profiles: Laplace PLD, sampled Gaussian RDP)
+    from .bounds import dong2022, smith2022  # noqa: F401  (Gaussian DP: profile, conversions, filter rule)
 
 
 def entries() -> list[Entry]:
