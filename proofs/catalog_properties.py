@@ -238,6 +238,21 @@ MONOTONE: dict[str, dict[str, Mono]] = {
         "delta": dec("log(zeta(s)/delta)"),
         "eta": no("k1 = (eta^1/4 + eta^-1/4)/sqrt2 rises, log(1 + log(v/m)/log eta) falls"),
         "s": no("s log(..) rises, log zeta(s) falls")},
+    # ----------------------------------------------------------------- sommer2019 / mironov2019 (reference.profiles)
+    "sommer2019_laplace_kfold_delta": {"b": dec("eps0 = 1/b falls: each step's PLD is dominated (post-processing of Lap(b') by extra noise)"),
+                                       "k": inc("k+1 fold includes k fold composed with a trivial mechanism"),
+                                       "eps": dec("hockey-stick divergence decreases in eps")},
+    "sommer2019_laplace_kfold_delta_lower": {"b": dec("as sommer2019_laplace_kfold_delta"), "k": inc("as the upper end"),
+                                             "eps": dec("hockey-stick divergence decreases in eps")},
+    "sommer2019_laplace_kfold_eps": {"b": dec("inverse of a family decreasing in b"), "k": inc("inverse of a family increasing in k"),
+                                     "delta": dec("inverse of a decreasing delta(eps)")},
+    "mironov2019_sec3_3_rdp": {"q": inc("D_alpha((1-q) mu0 + q mu1 || mu0) is convex in q and 0 at q = 0"),
+                               "sigma": dec("every term e^((j^2-j)/(2 sigma^2)) falls"),
+                               "alpha": inc("Renyi divergence is non-decreasing in the order")},
+    "mironov2019_sec3_3_opt_eps": {"q": inc("the curve increases at every order; min over orders keeps order"), "sigma": dec("curve falls"),
+                                   "k": inc("k times the curve"), "delta": dec("-(log delta)/(alpha-1) at every order")},
+    "mironov2019_sec3_3_opt_delta": {"q": inc("curve increases; exp((alpha-1)(eps_alpha - eps)) increases"), "sigma": dec("curve falls"),
+                                     "k": inc("k times the curve"), "eps": dec("exp((alpha-1)(eps_alpha - eps)) falls")},
     # ----------------------------------------------------------------- kairouz2015 / murtagh2016
     "kairouz2015_thm3_3_delta": {"eps0": inc("the (eps0, delta0)-DP class grows with eps0"), "delta0": inc("class grows"),
                                  "k": inc("k+1 fold includes k fold composed with a trivial mechanism"),
@@ -403,6 +418,14 @@ RANGES: dict[str, dict] = {
     # cost: KOV sums grow with k (and with 1/eps0 in guard bits)
     "kairouz2015_thm3_3_delta": {"k": ("1", "300")},
     "kairouz2015_thm3_3_eps": {"k": ("1", "300")},
+    # cost: the exact Laplace spline is O(k^2) big-rational terms; the inverse bisects it
+    "sommer2019_laplace_kfold_delta": {"k": ("1", "20"), "b": ("1/10", "1e6")},
+    "sommer2019_laplace_kfold_delta_lower": {"k": ("1", "20"), "b": ("1/10", "1e6")},
+    "sommer2019_laplace_kfold_eps": {"k": ("1", "12"), "b": ("1/5", "1e4"), "delta": ("1e-30", None)},
+    # cost: sum of alpha + 1 exponentials (and 72 orders for the conversions); sigma bounded so e^(alpha^2/sigma^2) stays small
+    "mironov2019_sec3_3_rdp": {"sigma": ("1/4", "1e4"), "alpha": ("2", "256"), "q": ("1e-12", None)},
+    "mironov2019_sec3_3_opt_eps": {"sigma": ("1/2", "1e3"), "k": ("1", "1000000"), "q": ("1e-9", None), "delta": ("1e-100", None)},
+    "mironov2019_sec3_3_opt_delta": {"sigma": ("1/2", "1e3"), "k": ("1", "1000000"), "q": ("1e-9", None), "eps": (None, "100")},
     # cost: lattice enumeration (2^len patterns)
     "murtagh2016_hetero_optimal_delta": {"seq_len": 3},
     "murtagh2016_hetero_optimal_eps": {"seq_len": 3},
@@ -422,6 +445,11 @@ RANGES: dict[str, dict] = {
 #: evaluate in ~20-60 ms (order alpha optimised by a grid scan + golden section).
 SLOW: dict[str, tuple[int, int]] = {
     "balle2020hyp_thm21_opt_gaussian": (4, 20),
+    "sommer2019_laplace_kfold_delta": (4, 20),
+    "sommer2019_laplace_kfold_delta_lower": (4, 20),
+    "sommer2019_laplace_kfold_eps": (3, 20),
+    "mironov2019_sec3_3_opt_eps": (3, 20),
+    "mironov2019_sec3_3_opt_delta": (3, 20),
     "balle2020hyp_thm21_opt_laplace": (4, 20),
     "balle2020hyp_thm21_opt_rr": (4, 20),
     "balle2020hyp_thm21_opt_zcdp": (4, 20),

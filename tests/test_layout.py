@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1] / "reference"
 RANK = {"core": 0, "bounds": 1, "accountants": 2, "profiles": 2, "simulate": 3, "verify": 4,
         "martingales": 4, "falsify": 5, "report": 6, "cli": 7}
 CORE = {"__init__", "__main__", "precision", "catalog", "_compat"}
-ALLOWED_LAZY = {("reference.catalog", "reference.bounds")}  # registration by import
+ALLOWED_LAZY = {("reference.catalog", "reference.bounds"), ("reference.catalog", "reference.profiles")}  # registration by import
 
 
 def _modules():
