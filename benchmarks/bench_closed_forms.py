@@ -15,7 +15,13 @@ Targets:
 Prints a table, the worst case and each ratio to its target (ratio < 1 means
 the target is met).  Exits non-zero on a missed target only with ``--strict``.
 
-    python benchmarks/bench_closed_forms.py [--strict] [--repeat 31] [--number 20] [--steps 10000]
+The default run takes about a minute on 2 cores: each entry is timed for about
+:data:`QUICK_BUDGET_S` (the number of evaluations per repeat adapts to the entry's speed),
+over 5 repeats, and the filter over 2000 steps.  ``--full`` is the long run (31 repeats of
+20 evaluations per entry, 10^4 filter steps; many minutes).  A progress line goes to stderr
+every few seconds.
+
+    python benchmarks/bench_closed_forms.py [--full] [--strict] [--repeat R] [--number N] [--steps S]
 """
 from __future__ import annotations
 
@@ -38,23 +44,55 @@ from reference.report import prepare_arguments  # noqa: E402
 TARGET_S = 1e-3
 NUMERIC_TARGET_S = 1.0
 DPS = 50
-#: Catalog ids containing one of these are numerical procedures, not closed forms.
+#: Catalog ids containing one of these are numerical procedures, not closed forms; so is
+#: every entry whose result is an inverse (a root solved for: "inverse: eps for a target delta").
 NUMERIC_MARKERS = ("_opt_", "crossing_probability", "optimal_constant")
+#: Default run: seconds spent timing one entry (all repeats together), roughly.
+QUICK_BUDGET_S = 0.3
+#: Seconds between two progress lines on stderr.
+PROGRESS_EVERY_S = 5.0
 
 
-def bench_closed_forms(repeat: int, number: int) -> list[tuple[str, float]]:
-    """Median seconds per evaluation for each eligible entry, sorted slowest first."""
+def is_numerical_procedure(entry) -> bool:
+    """Whether an entry optimises, solves or enumerates (target 1 s) rather than evaluating a closed form (1 ms)."""
+    return any(m in entry.id for m in NUMERIC_MARKERS) or "inverse" in entry.result.lower()
+
+
+class _Ticker:
+    """One progress line on stderr every :data:`PROGRESS_EVERY_S` seconds."""
+
+    def __init__(self, what: str, total: int):
+        self.what, self.total, self.t0, self.last = what, total, time.monotonic(), time.monotonic()
+
+    def tick(self, i: int, label: str = "") -> None:
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY_S:
+            self.last = now
+            print(f"bench_closed_forms: {self.what} {i}/{self.total} {label} ({now - self.t0:.0f} s)",
+                  file=sys.stderr, flush=True)
+
+
+def bench_closed_forms(repeat: int, number: int | None) -> list[tuple[str, float]]:
+    """Median seconds per evaluation for each eligible entry, sorted slowest first.
+
+    ``number=None`` adapts the evaluations per repeat so that one entry takes about
+    :data:`QUICK_BUDGET_S` seconds in all (at least one evaluation per repeat).
+    """
     out = []
-    for e in entries():
-        if e.direction not in ("upper", "lower", "exact") or e.returns != "mpf":
-            continue
+    todo = [e for e in entries() if e.direction in ("upper", "lower", "exact") and e.returns == "mpf"]
+    ticker = _Ticker("entries", len(todo))
+    for i, e in enumerate(todo):
+        ticker.tick(i, e.id)
         kwargs, _, _ = prepare_arguments(e, {})
         if "dps" in inspect.signature(e.func).parameters:
             kwargs["dps"] = DPS
         fn = e.func
+        t0 = time.perf_counter()
         fn(**kwargs)  # warm-up: caches of mpmath constants, the thread's interval context
-        times = timeit.Timer(lambda: fn(**kwargs)).repeat(repeat=repeat, number=number)
-        out.append((e.id, statistics.median(times) / number))
+        first = time.perf_counter() - t0
+        n = number if number is not None else max(1, min(20, int(QUICK_BUDGET_S / repeat / max(first, 1e-6))))
+        times = timeit.Timer(lambda: fn(**kwargs)).repeat(repeat=repeat, number=n)
+        out.append((e.id, statistics.median(times) / n))
     out.sort(key=lambda t: -t[1])
     return out
 
@@ -95,7 +133,10 @@ def bench_filter(steps: int):
     per_step = []
     admitted = 0
     clock = time.perf_counter_ns
-    for _ in range(steps):
+    ticker = _Ticker("filter steps", steps)
+    for i in range(steps):
+        if i % 256 == 0:
+            ticker.tick(i)
         t0 = clock()
         r = f.try_run(**step_kw)
         per_step.append((clock() - t0) * 1e-9)
@@ -105,17 +146,32 @@ def bench_filter(steps: int):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--strict", action="store_true", help="exit 1 if a target is missed")
-    ap.add_argument("--repeat", type=int, default=31, help="timeit repeats per entry (median taken)")
-    ap.add_argument("--number", type=int, default=20, help="evaluations per timeit repeat")
-    ap.add_argument("--steps", type=int, default=10_000, help="filter steps")
+    ap.add_argument("--strict", action="store_true", help="exit 1 if a target is missed (default: off)")
+    ap.add_argument("--full", action="store_true",
+                    help="the long run: 31 repeats x 20 evaluations per entry, 10^4 filter steps (default: off, "
+                         "about a minute)")
+    ap.add_argument("--repeat", type=int, default=None,
+                    help="timeit repeats per entry, median taken (default 5; 31 with --full)")
+    ap.add_argument("--number", type=int, default=None,
+                    help="evaluations per timeit repeat (default: adapted to each entry's speed; 20 with --full)")
+    ap.add_argument("--steps", type=int, default=None, help="filter steps (default 2000; 10000 with --full)")
     args = ap.parse_args(argv)
+    if args.repeat is None:
+        args.repeat = 31 if args.full else 5
+    if args.number is None and args.full:
+        args.number = 20
+    if args.steps is None:
+        args.steps = 10_000 if args.full else 2000
     missed = []
+    t_start = time.monotonic()
 
-    print(f"(i) closed forms at {DPS} digits: median of {args.repeat} x {args.number} evaluations at defaults")
+    per = f"{args.number} evaluations" if args.number else f"about {QUICK_BUDGET_S:g} s of evaluations"
+    print(f"(i) closed forms at {DPS} digits: median of {args.repeat} repeats of {per} per entry, at defaults"
+          f"{' (--full)' if args.full else ' (quick run; --full for the long one)'}")
     allrows = bench_closed_forms(args.repeat, args.number)
-    numeric = [(i, t) for i, t in allrows if any(m in i for m in NUMERIC_MARKERS)]
-    rows = [(i, t) for i, t in allrows if not any(m in i for m in NUMERIC_MARKERS)]
+    numeric_ids = {e.id for e in entries() if is_numerical_procedure(e)}
+    numeric = [(i, t) for i, t in allrows if i in numeric_ids]
+    rows = [(i, t) for i, t in allrows if i not in numeric_ids]
     w = max(len(i) for i, _ in allrows)
     for title, group, target, label, tag in (("closed forms", rows, TARGET_S, "1 ms", "closed forms"),
                                             ("numerical procedures", numeric, NUMERIC_TARGET_S, "1 s",
@@ -152,6 +208,7 @@ def main(argv=None) -> int:
         if r > 1:
             missed.append("filter step")
 
+    print(f"\ntotal {time.monotonic() - t_start:.0f} s")
     if missed:
         print(f"\nmissed targets: {', '.join(missed)}")
         return 1 if args.strict else 0
