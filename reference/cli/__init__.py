@@ -236,9 +236,6 @@ def _cmd_eval(args) -> int:
             kwargs, texts, defaulted = prepare_arguments(entry, given)
         except KeyError as exc:
             raise UsageError(exc.args[0]) from None
-        warning = _validity_warning(entry)
-        if warning:
-            print(warning, file=sys.stderr)
         if args.max_seconds is None:
             text, ivalue = _evaluate(entry.id, kwargs, args.digits, args.dps)
         else:
@@ -251,6 +248,9 @@ def _cmd_eval(args) -> int:
         return _fail("eval", str(exc))
     except (ValueError, TypeError, ArithmeticError, RuntimeError) as exc:
         return _fail("eval", f"{args.id}: {exc}")
+    warning = _validity_warning(entry)  # with the value, not with an error
+    if warning:
+        print(warning, file=sys.stderr)
     if args.json:
         d = entry.as_dict()
         citation = {k: d[k] for k in ("paper", "paper_key", "arxiv", "source", "result", "equation",
@@ -394,7 +394,7 @@ def _cmd_derive(args) -> int:
 #: Modules that add their own subcommands: each defines ``add_cli(subparsers)``,
 #: which registers a parser whose ``func`` default returns the exit status.
 EXTENSIONS: tuple[str, ...] = ("reference.cli.simulations", "reference.cli.martingales", "reference.cli.verify",
-                               "reference.cli.figures", "reference.cli.falsify")
+                               "reference.cli.figures", "reference.cli.falsify", "reference.cli.check")
 
 
 def _add_extensions(sub) -> list[str]:
