@@ -36,7 +36,7 @@ from pathlib import Path
 import mpmath
 
 from ..bounds import classical as cl
-from ..precision import DEFAULT_DPS, Domain, check as _check, directed_decimal, mpf_to_fraction, to_exact
+from ..precision import Domain, certified, check as _check, directed_decimal, mpf_to_fraction, to_exact
 from . import laplace as lap
 from . import pure_dp, subsampled_gaussian as sgm
 from .conversions import Bracket, integer_order_delta, integer_order_eps, round_down, round_up
@@ -234,27 +234,42 @@ def _gaussian(mu2: Fraction, quantity: str, at: Fraction, dps: int) -> Bracket:
     hi = g.gdp_eps(at, mhi, dps=dps)
     if mlo == 0:
         return Bracket("eps", mpmath.mpf(0), hi, True, src)
-    base = mpf_to_fraction(g.gdp_eps(at, mlo, dps=dps))
-    cand = base * (1 - Fraction(1, 10 ** max(dps - 4, 3)))
-    for _ in range(30):
+    # lower end: a point just below the upper end, certified forward (delta_{mlo}(cand) > at => eps > cand)
+    base = mpf_to_fraction(hi)
+    step = base * Fraction(1, 10 ** max(dps - 4, 3))
+    cand = base - step
+    for _ in range(40):
         if cand <= 0 or mpf_to_fraction(g.gdp_delta_lower(cand, mlo, dps=dps)) > at:
             break
-        cand = cand - (base - cand) * 3
+        step *= 4
+        cand = base - step
     lo = max(cand, Fraction(0))
     return Bracket("eps", round_down(lo, dps), hi, True, src)
 
 
+def _lse(xs) -> float:
+    m = max(xs)
+    return m + math.log(sum(math.exp(x - m) for x in xs))
+
+
 def _rdp_float(s: Step, a: int) -> float:
+    """Float estimate of a step's composed RDP at order a (to choose the order only)."""
     m = s.mechanism
     if m in ("rr", "dp"):
-        e = float(s.p("eps"))
         if s.p("delta") != 0:
             return math.inf
-        return s.count * float(cl.rr_rdp(a, s.p("eps"), dps=15)) if e > 0 else 0.0
+        e = float(s.p("eps"))
+        if e == 0:
+            return 0.0
+        lp, lq = e - math.log1p(math.exp(e)) if e < 700 else 0.0, -math.log1p(math.exp(e)) if e < 700 else -e
+        # D_a(RR_p || RR_{1-p}) = log(p^a (1-p)^(1-a) + (1-p)^a p^(1-a))/(a-1)  (mironov2017 Table II)
+        return s.count * _lse([a * lp + (1 - a) * lq, a * lq + (1 - a) * lp]) / (a - 1)
     if m == "gaussian":
         return s.count * a * float(s.p("sensitivity") / s.p("sigma")) ** 2 / 2
     if m == "laplace":
-        return s.count * float(cl.laplace_rdp(a, s.p("b") / s.p("sensitivity"), dps=15))
+        e = float(s.p("sensitivity") / s.p("b"))
+        # mironov2017 Table II: log(a/(2a-1) e^((a-1) e) + (a-1)/(2a-1) e^(-a e))/(a-1)
+        return s.count * _lse([math.log(a / (2 * a - 1)) + (a - 1) * e, math.log((a - 1) / (2 * a - 1)) - a * e]) / (a - 1)
     if m == "zcdp":
         return s.count * a * float(s.p("rho"))
     if m == "subsampled-gaussian":
@@ -343,7 +358,7 @@ def _group_bracket(steps, quantity, at, dps) -> Bracket:
                    hi_source="summed integer-order RDP curves + improved conversion (balle2020hyp Thm 21)")
 
 
-def profile(spec, quantity: str, at, *, binary: bool = False, dps: int = 30) -> Bracket:
+def profile(spec, quantity: str, at, *, binary: bool = False, dps: int = 20) -> Bracket:
     """Certified bracket of delta(eps = at) (``quantity="delta"``) or eps(delta = at) (``"eps"``) of a composition."""
     steps = spec if (isinstance(spec, tuple) and all(isinstance(s, Step) for s in spec)) else parse_spec(spec, binary=binary)
     if quantity == "delta":
@@ -356,18 +371,25 @@ def profile(spec, quantity: str, at, *, binary: bool = False, dps: int = 30) -> 
 
 
 def generic_conversions(steps, delta: Fraction, dps: int = 20) -> dict[str, mpmath.mpf]:
-    """The best generic eps(delta) bounds a peer might use: zCDP conversion (rho total) and the summed-RDP conversion."""
+    """The generic eps(delta) upper bounds a peer might use instead of the exact profile (each certified, rounded up).
+
+    zCDP compositions (gaussian, zcdp): the improved conversion (balle2020hyp Thm 21, alpha
+    optimised) and the standard rho + 2 sqrt(rho log(1/delta)); any composition with finite
+    Renyi curves: the summed integer-order RDP conversion; pure compositions: basic composition.
+    """
     out = {}
     kinds = _kinds(steps)
     if kinds <= {"gaussian", "zcdp"}:
         rho = sum((s.count * s.p("rho") for s in steps if s.mechanism == "zcdp"), Fraction(0)) + _gauss_mu2(
             [s for s in steps if s.mechanism == "gaussian"]) / 2
         out["zCDP -> DP, improved (balle2020hyp Thm 21)"] = cl.zcdp_to_dp_eps_improved(rho, delta, dps=dps)
-        out["zCDP -> DP, standard rho + 2 sqrt(rho log(1/delta))"] = cl.zcdp_to_dp_eps_standard(rho, delta, dps=dps)
-    r = _rdp_bracket_end(steps, "eps", delta, dps)
-    if r is not None:
-        out["summed RDP at integer orders -> DP (balle2020hyp Thm 21)"] = r
-    if kinds <= {"dp", "laplace"} and "dp" in kinds or kinds == {"laplace"}:
+        out["zCDP -> DP, standard rho + 2 sqrt(rho log(1/delta))"] = certified(
+            lambda c, r, d: r + 2 * c.sqrt(r * c.log(1 / d)), (rho, delta), "upper", dps)
+    if kinds != {"subsampled-gaussian"}:  # for the SGM the summed RDP is already the bracket's upper end
+        r = _rdp_bracket_end(steps, "eps", delta, dps)
+        if r is not None:
+            out["summed RDP at integer orders -> DP (balle2020hyp Thm 21)"] = r
+    if kinds <= {"dp", "laplace"}:
         tot = sum((s.count * (s.p("eps") if s.mechanism in ("rr", "dp") else s.p("sensitivity") / s.p("b")) for s in steps),
                   Fraction(0))
         out["basic composition (sum of eps_i)"] = round_up(tot, dps)
@@ -411,7 +433,7 @@ class Verdict:
         }
 
 
-def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 30) -> Verdict:
+def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20) -> Verdict:
     """Is the composition ``spec`` (eps, delta)-DP?  A certified verdict (module docstring).
 
     ``eps``/``delta`` are parsed exactly (``binary``: decimal strings as their nearest double);
@@ -424,7 +446,6 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 30) 
     db = _group_bracket(steps, "delta", e, dps)
     eb = _group_bracket(steps, "eps", d, dps)
     comp = " + ".join(s.text() for s in steps)
-    gen = generic_conversions(steps, d, dps=20)
     dhi, dlo = mpf_to_fraction(db.hi), mpf_to_fraction(db.lo)
     ehi = mpf_to_fraction(eb.hi) if mpmath.isfinite(eb.hi) else None
     elo = mpf_to_fraction(eb.lo) if mpmath.isfinite(eb.lo) else None
@@ -439,6 +460,7 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 30) 
             if not eb.exact:
                 msg += " (an upper bound; the exact value may be smaller still)"
         expl = ""
+        gen = generic_conversions(steps, d, dps=20)
         below = {k: v for k, v in gen.items() if mpf_to_fraction(v) > e}
         if below:
             names = "; ".join(f"{k} gives {directed_decimal(v, 6, 'upper')}" for k, v in below.items())
@@ -451,8 +473,8 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 30) 
                f"{directed_decimal(eb.lo, 8, 'lower')}, and the true delta at eps = {_fmt(e)} is at least "
                f"{directed_decimal(db.lo, 6, 'lower')} > {_fmt(d)}" if gap is not None else "INVALID")
         return Verdict("invalid", False, msg, comp, e, d, db, eb, -round_down(gap, 20) if gap is not None else None,
-                       f"lower end: {db.lo_source or db.source}", gen)
+                       f"lower end: {db.lo_source or db.source}")
     msg = (f"undecided: the certified delta at eps = {_fmt(e)} lies in [{directed_decimal(db.lo, 6, 'lower')}, "
            f"{directed_decimal(db.hi, 6, 'upper')}], which contains the claimed {_fmt(d)}")
     expl = f"lower end: {db.lo_source or db.source}; upper end: {db.hi_source or db.source}"
-    return Verdict("undecided", False, msg, comp, e, d, db, eb, None, expl, gen)
+    return Verdict("undecided", False, msg, comp, e, d, db, eb, None, expl)

@@ -109,10 +109,11 @@ def invert_decreasing(enc: Callable[[Fraction, int], tuple], target: Fraction, l
     # 1. bisection at low precision
     a, b = lo, hi
     for _ in range(64):
-        if b - a <= (abs(b) + abs(a)) * Fraction(1, 10 ** 11) or b - a < Fraction(1, 10 ** 300):
+        if b - a <= (abs(b) + abs(a)) * Fraction(1, 10 ** 6) or b - a < Fraction(1, 10 ** 300):
             break
         m = (a + b) / 2
-        m = Fraction(float(m)) if a < Fraction(float(m)) < b else m
+        mf = Fraction(float(m)).limit_denominator(1 << 40)
+        m = mf if a < mf < b else m
         v = enc(m, 12)
         if mpf_to_fraction(v[0] + (v[1] - v[0]) / 2) > target:
             a = m
@@ -123,7 +124,7 @@ def invert_decreasing(enc: Callable[[Fraction, int], tuple], target: Fraction, l
     f0 = mpf_to_fraction(enc(x0, dps + 5)[1]) - target
     f1 = mpf_to_fraction(enc(x1, dps + 5)[1]) - target
     tol = Fraction(1, 10 ** (dps + 3))
-    for _ in range(12):
+    for _ in range(20):
         if f1 == f0 or abs(x1 - x0) <= tol * max(abs(x1), Fraction(1, 10 ** 300)):
             break
         x2 = x1 - f1 * (x1 - x0) / (f1 - f0)

@@ -36,7 +36,6 @@ from functools import lru_cache
 from typing import Sequence
 
 import mpmath
-from mpmath import libmp
 
 from ..bounds.classical import hetero_optimal_delta, hetero_optimal_eps
 from ..catalog import Param, register
@@ -121,38 +120,49 @@ def _T(K: int, den: int) -> list[int]:
     return T
 
 
-@lru_cache(maxsize=256)
-def _exact_parts(e0: Fraction, k: int, eps: Fraction):
-    """The exact rational parts of delta(eps) (see :func:`_delta_iv`); eps < k eps0.
-
-    Returns (A, B, C, plus0, minus0, atoms_p, atoms_m):
-    A = sum_n P+_n(2 n eps0), B = sum_n P-_n(2 n eps0) (the upper ends u1 = k eps0 - c_n),
-    C = sum over n with c_n < eps of P+_n(u0) + P-_n(u0), u0 = eps - c_n,
-    plus0/minus0 = {n: beta+-_{0,n}} for the n with c_n >= eps (u0 = 0; they multiply e^{-+ n eps0}),
-    atoms_p/atoms_m = {i: C(k,i)} for the atoms (k - 2i) eps0 > eps.  Every P is scaled by 2^(2k).
-    """
+@lru_cache(maxsize=64)
+def _upper_ends(e0: Fraction, k: int) -> tuple[Fraction, Fraction]:
+    """A = sum_n P+_n(2 n eps0), B = sum_n P-_n(2 n eps0): the antiderivatives at the upper ends u1 = k eps0 - c_n (eps-free)."""
     K = k - 1
     p, q = e0.numerator, e0.denominator
     Tq = _T(K, q)
     Dq = q ** K * math.factorial(K)
+    A = B = 0
+    for n, bp, bm in _spline(k):
+        num1 = 2 * n * p
+        A += _poly_at(bp, num1, Tq)
+        B += _poly_at(bm, num1, Tq)
+    return Fraction(A, Dq), Fraction(B, Dq)
+
+
+@lru_cache(maxsize=256)
+def _exact_parts(e0: Fraction, k: int, eps: Fraction):
+    """The exact rational parts of delta(eps) (see :func:`_delta_iv`); eps < k eps0.
+
+    Returns (A, B, C, plus0, minus0, atoms):
+    A = sum_n P+_n(2 n eps0), B = sum_n P-_n(2 n eps0) (the upper ends u1 = k eps0 - c_n),
+    C = sum over n with c_n < eps of P+_n(u0) + P-_n(u0), u0 = eps - c_n,
+    plus0/minus0 = {n: beta+-_{0,n}} for the n with c_n >= eps (u0 = 0; they multiply e^{-+ n eps0}),
+    atoms = {i: C(k,i)} for the atoms (k - 2i) eps0 > eps.  Every P is scaled by 2^(2k).
+    """
+    K = k - 1
+    p, q = e0.numerator, e0.denominator
     ed = eps.denominator
     den_c = ed * q
     Tc = _T(K, den_c)
     Dc = den_c ** K * math.factorial(K)
-    A = B = Cn = 0
+    A, B = _upper_ends(e0, k)
+    Cn = 0
     plus0, minus0 = {}, {}
     for n, bp, bm in _spline(k):
         cn = (k - 2 * n) * e0
-        num1 = 2 * n * p
-        A += _poly_at(bp, num1, Tq)
-        B += _poly_at(bm, num1, Tq)
         if cn >= eps:
             plus0[n], minus0[n] = bp[0], bm[0]
         else:
             num0 = eps.numerator * q - (k - 2 * n) * p * ed  # (eps - c_n) * ed * q
-            Cn += _poly_at(bp, num0, Tc) + _poly_at(bm, num0, Tc)
+            Cn += _poly_at([x + y for x, y in zip(bp, bm)], num0, Tc)
     atoms = {i: math.comb(k, i) for i in range(k + 1) if (k - 2 * i) * e0 > eps}
-    return Fraction(A, Dq), Fraction(B, Dq), Fraction(Cn, Dc), plus0, minus0, atoms
+    return A, B, Fraction(Cn, Dc), plus0, minus0, atoms
 
 
 def _delta_iv(c, e0: Fraction, k: int, eps: Fraction):

@@ -1,0 +1,102 @@
+"""``fullyadaptive check`` and ``fullyadaptive crosscheck`` (see :data:`reference.cli.EXTENSIONS`).
+
+* ``check SPEC --eps E --delta D``: is the composition SPEC (eps, delta)-DP?  A certified verdict
+  from :func:`reference.profiles.check.check`; exit status 0 (valid), 1 (invalid:
+  anti-conservative), 3 (undecided: the certified bracket straddles the claim), 2 (bad input).
+* ``crosscheck --peer NAME|all``: runs the golden vectors (``reference/data/vectors``) through
+  each installed peer library and grades each answer against the certified interval
+  (:mod:`reference.profiles.peers`); exit status 1 if a peer is anti-conservative somewhere.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from . import build_info, error_line
+
+
+def _check(args) -> int:
+    from ..profiles.check import check
+
+    try:
+        v = check(args.spec, args.eps, args.delta, tol=args.tol, binary=args.binary, dps=args.dps)
+    except (ValueError, TypeError, OSError) as exc:
+        print(error_line("check", str(exc)), file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({**v.as_dict(args.digits), **build_info()}, indent=2))
+        return v.exit_status
+    db, eb = v.delta_bracket, v.eps_bracket
+    print(f"composition: {v.composition}")
+    print(f"claim:       eps = {args.eps}, delta = {args.delta}")
+    d = db.as_dict(args.digits)
+    e = eb.as_dict(args.digits)
+    kind = "exact profile" if eb.exact else "bracket (true value between two certified bounds)"
+    print(f"true delta at eps = {args.eps}:   [{d['lower']}, {d['upper']}]  width {d['width']}  ({kind})")
+    print(f"true eps at delta = {args.delta}: [{e['lower']}, {e['upper']}]  width {e['width']}")
+    if eb.exact:
+        print(f"  source: {eb.source}")
+    else:
+        print(f"  lower end: {e['lower_source']}")
+        print(f"  upper end: {e['upper_source']}")
+    print(f"verdict:     {v.message}")
+    if v.explanation:
+        print(f"why:         {v.explanation}")
+    return v.exit_status
+
+
+def _crosscheck(args) -> int:
+    from ..profiles.peers import PEERS, run_crosscheck
+
+    names = list(PEERS) if args.peer == "all" else [args.peer]
+    try:
+        report = run_crosscheck(names, vectors=args.vectors, limit=args.limit)
+    except (ValueError, OSError) as exc:
+        print(error_line("crosscheck", str(exc)), file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({**report, **build_info()}, indent=2))
+    else:
+        for peer, info in report["peers"].items():
+            print(f"== {peer}: {info['status']}" + (f" ({info.get('version')})" if info.get("version") else ""))
+            for r in info.get("results", []):
+                print(f"  {r['case']:<52} {r['verdict']:<34} peer={r.get('peer_value', '-')}  certified=[{r['lower']}, {r['upper']}]"
+                      + (f"  {r['note']}" if r.get("note") else ""))
+        s = report["summary"]
+        print(f"summary: {s}")
+    return 1 if report["summary"].get("anti_conservative", 0) else 0
+
+
+def add_cli(sub) -> list[str]:
+    """Register ``check`` and ``crosscheck`` on ``sub`` (an argparse subparsers object); returns their names."""
+    p = sub.add_parser(
+        "check", help="certify a claimed (eps, delta) for a composition (rr, gaussian, laplace, subsampled-gaussian, zcdp)",
+        description="Computes the certified true delta(eps) and eps(delta) of a composition and grades the claim: valid "
+                    "and tight, valid but loose by X, invalid (anti-conservative by X; exit status 1), or undecided "
+                    "(exit status 3). SPEC: items 'mechanism:params[xCOUNT]' joined by '+' or ';', e.g. "
+                    "'rr:0.01x1000', 'gaussian:sigma=2x500', 'subsampled-gaussian:q=0.01,sigma=1.1x10000', "
+                    "'laplace:b=10x50', 'zcdp:rho=0.1', or a JSON file. Numbers are exact decimals unless --binary.")
+    p.add_argument("spec", help="the composition (see above) or a path to a JSON file")
+    p.add_argument("--eps", required=True, help="claimed epsilon >= 0")
+    p.add_argument("--delta", required=True, help="claimed delta in (0, 1)")
+    p.add_argument("--tol", default="0.01", help="relative slack under which a valid claim is 'tight' (default 0.01)")
+    p.add_argument("--binary", action="store_true",
+                   help="read decimal inputs as the nearest double (the exact binary value a float peer computed with)")
+    p.add_argument("--dps", type=int, default=20, help="significant digits of the certified values (default 20)")
+    p.add_argument("--digits", type=int, default=12, help="digits printed (default 12)")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON (with version and commit)")
+    p.set_defaults(func=_check)
+
+    c = sub.add_parser(
+        "crosscheck", help="run the golden vectors through installed peer libraries and grade their answers",
+        description="For each installed peer (dp_accounting, opendp, autodp, prv_accountant) evaluates the cases of "
+                    "reference/data/vectors it supports and prints per case: agree / conservative by X / "
+                    "ANTI-CONSERVATIVE by X / error, judged against the certified interval. Exit status 1 if any "
+                    "peer is anti-conservative. Install the peers with: pip install 'fullyadaptive[peers]'.")
+    c.add_argument("--peer", default="all", choices=("all", "dp_accounting", "opendp", "autodp", "prv_accountant"),
+                   help="which peer (default: all installed)")
+    c.add_argument("--vectors", default=None, help="a vectors JSON file or folder (default: the packaged vectors)")
+    c.add_argument("--limit", type=int, default=None, help="at most this many cases per vector file")
+    c.add_argument("--json", action="store_true", help="print the grades as JSON")
+    c.set_defaults(func=_crosscheck)
+    return ["check", "crosscheck"]
