@@ -887,3 +887,24 @@ def test_figures_are_drawn_with_their_parameters(capsys, tmp_path):
         assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
         assert f"{name}: {p}" in out
     assert not [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]
+
+
+def test_progress_status_line_on_a_terminal_is_redrawn_and_erased():
+    import io
+    import time
+
+    from reference.report.progress import Progress
+
+    buf = io.StringIO()
+    p = Progress("fullyadaptive x", start=0.15, stream=buf, tty=True)
+    p.stage("work", 4)
+    p.update(2, "item")
+    time.sleep(0.5)
+    p.close()
+    text = buf.getvalue()
+    assert text.startswith("\rfullyadaptive x: work 2/4 (50%) item, ") and "\n" not in text
+    assert text.endswith("\r") and text.rstrip("\r").endswith(" ")  # erased at the end
+    quiet = io.StringIO()
+    with Progress("fullyadaptive x", enabled=False, start=0.0, stream=quiet):
+        time.sleep(0.1)
+    assert quiet.getvalue() == ""

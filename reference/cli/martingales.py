@@ -79,6 +79,8 @@ def run_cli(args) -> int:
         # A bar on a terminal when tqdm is installed; otherwise the heartbeat of reference.cli.main
         # (periodic one-line messages) is the progress.
         progress = (not args.json) and sys.stderr.isatty() and _have_tqdm()
+        if progress and getattr(args, "_progress", None) is not None:
+            args._progress.close()  # tqdm's bars replace the status line: one display on the terminal
         report = run_checks(cfg, progress=progress)
     except (ValueError, TypeError, BackendUnavailable) as exc:
         print(f"{PROG} {COMMAND}: error: {' '.join(str(exc).split())}", file=sys.stderr)
