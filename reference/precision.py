@@ -82,6 +82,8 @@ MAX_DECIMAL_EXPONENT = 100_000
 MAX_LITERAL_DIGITS = 100_000
 #: Most significant digits :func:`directed_decimal` prints.
 MAX_DIGITS = 100_000
+#: Most bits in the binary exponent of a value :func:`directed_decimal` prints (|x| < 2^(2^8192)).
+MAX_EXPONENT_BITS = 8192
 
 INF = mpmath.mpf("inf")
 
@@ -628,27 +630,39 @@ def _exact_mpf(n: int) -> tuple:
 _TEN = _exact_mpf(10)
 
 
+def _pow10(K: int, prec: int):
+    """Directed bounds (lo, hi) on 10^K (K >= 0) at ``prec`` bits.
+
+    Small K: ``mpf_pow_int`` (exact when 10^K fits, directed rounding throughout).  Huge K
+    (more than 64 bits, e.g. printing e^(e^450)): exp(K log 10) with log 10 enclosed to
+    bits(K) + prec bits, which costs O(1) exponentials instead of bits(K) squarings.
+    """
+    if K.bit_length() <= 64:
+        return libmp.mpf_pow_int(_TEN, K, prec, "f"), libmp.mpf_pow_int(_TEN, K, prec, "c")
+    w = K.bit_length() + prec + 32
+    kk = _exact_mpf(K)
+    x_lo = libmp.mpf_mul(kk, libmp.mpf_log(_TEN, w, "f"), w, "f")
+    x_hi = libmp.mpf_mul(kk, libmp.mpf_log(_TEN, w, "c"), w, "c")
+    return libmp.mpf_exp(x_lo, prec, "f"), libmp.mpf_exp(x_hi, prec, "c")
+
+
 def _scaled_floor(a, den: int, K: int, prec: int):
     """Bounds on ``u = 2 * a * 10^K / den`` (``a`` an exact mpf tuple > 0, ``den`` an int >= 1).
 
     Returns ``(N, exact)`` with ``N = floor(u)`` and ``exact`` True iff ``u == N``, or
     ``None`` when ``prec`` bits cannot decide.  Every operation is rounded outwards
-    (libmp's directed rounding; ``mpf_pow_int`` keeps directed rounding throughout),
-    so ``lo <= u <= hi`` rigorously.
+    (libmp's directed rounding; see :func:`_pow10`), so ``lo <= u <= hi`` rigorously.
     """
     a2 = libmp.mpf_shift(a, 1)
     D = _exact_mpf(den)
     # huge exact operands are first rounded outwards to prec bits (cost independent of their size)
     a_lo, a_hi = libmp.mpf_pos(a2, prec, "f"), libmp.mpf_pos(a2, prec, "c")
     d_lo, d_hi = libmp.mpf_pos(D, prec, "f"), libmp.mpf_pos(D, prec, "c")
+    p_lo, p_hi = _pow10(abs(K), prec)
     if K >= 0:
-        p_lo = libmp.mpf_pow_int(_TEN, K, prec, "f")
-        p_hi = libmp.mpf_pow_int(_TEN, K, prec, "c")
         lo = libmp.mpf_div(libmp.mpf_mul(a_lo, p_lo, prec, "f"), d_hi, prec, "f")
         hi = libmp.mpf_div(libmp.mpf_mul(a_hi, p_hi, prec, "c"), d_lo, prec, "c")
     else:
-        p_lo = libmp.mpf_pow_int(_TEN, -K, prec, "f")
-        p_hi = libmp.mpf_pow_int(_TEN, -K, prec, "c")
         lo = libmp.mpf_div(a_lo, libmp.mpf_mul(d_hi, p_hi, prec, "c"), prec, "f")
         hi = libmp.mpf_div(a_hi, libmp.mpf_mul(d_lo, p_lo, prec, "f"), prec, "c")
     n_lo, n_hi = libmp.to_int(lo, "f"), libmp.to_int(hi, "f")
@@ -667,6 +681,15 @@ def _scaled_floor_exact(a, den: int, K: int):
     u = u * 10 ** K if K >= 0 else u / 10 ** -K
     n = u.numerator // u.denominator
     return n, n * u.denominator == u.numerator
+
+
+def _floor_log10_2_times(l2: int) -> int:
+    """About floor(l2 * log10(2)) (within one) for an int l2 of any size (floats overflow past 2^1024)."""
+    if abs(l2) < (1 << 50):
+        return math.floor(l2 * _LOG10_2)
+    w = abs(l2).bit_length() + 30
+    c = libmp.mpf_div(libmp.mpf_log(libmp.from_int(2), w), libmp.mpf_log(_TEN, w), w, "n")
+    return libmp.to_int(libmp.mpf_mul(libmp.from_int(l2), c, w, "n"), "f")
 
 
 def directed_decimal(x, digits: int, direction: str) -> str:
@@ -706,7 +729,10 @@ def directed_decimal(x, digits: int, direction: str) -> str:
         a, den = _exact_mpf(abs(q.numerator)), q.denominator
     # log2 |x| lies in [l2 - 1, l2 + 1): estimate the decimal exponent e, then correct it
     l2 = a[2] + a[3] - den.bit_length()
-    e = math.floor(l2 * _LOG10_2)
+    if l2.bit_length() > MAX_EXPONENT_BITS:
+        raise ValueError(f"x is too large or too small to print: its binary exponent has {l2.bit_length()} bits "
+                         f"(supported: at most {MAX_EXPONENT_BITS} bits, |x| between 2^-2^{MAX_EXPONENT_BITS} and 2^2^{MAX_EXPONENT_BITS})")
+    e = _floor_log10_2_times(l2)
     lo_n, hi_n = 10 ** (digits - 1), 10 ** digits
     prec = int(digits * 3.33) + 64
     while True:
@@ -742,7 +768,7 @@ def directed_decimal(x, digits: int, direction: str) -> str:
     exp10 = e - (len(s) - 1)
     tail = s[1:].rstrip("0")
     mant = s[0] + ("." + tail if tail else "")
-    out = f"{mant}e{e}" if (e < -5 or e >= digits) else _plain(s, exp10)
+    out = f"{mant}e{_int_str(e)}" if (e < -5 or e >= digits) else _plain(s, exp10)
     return ("-" if neg else "") + out
 
 

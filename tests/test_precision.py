@@ -292,3 +292,29 @@ def test_float_input_warning_from_a_filter_points_at_user_code_and_is_silenceabl
         warnings.simplefilter("error")
         warnings.simplefilter("ignore", FloatInputWarning)
         DPFilter(1.0, 1e-6).run(0.1)
+
+
+@pytest.mark.parametrize("ebits", [70, 200, 3000])
+def test_directed_decimal_of_astronomical_exponents_matches_log10_route(ebits):
+    """x = 3 * 2^(2^ebits): the digits come from 10^K = exp(K log 10) (K beyond 64 bits); second
+    route: the fractional part of log10(x) at 2^ebits-aware precision with mpmath."""
+    E = 2 ** ebits
+    x = mpmath.mp.make_mpf((0, 3, E, 2))
+    up, lo = directed_decimal(x, 20, "upper"), directed_decimal(x, 20, "lower")
+    with mpmath.workprec(ebits + 200):
+        L = mpmath.log10(3) + E * mpmath.log10(2)
+        ip = int(mpmath.floor(L))
+        mant = mpmath.power(10, L - ip)
+        ref = mpmath.nstr(mant, 25, strip_zeros=False)
+    m_up, e_up = up.split("e")
+    m_lo, e_lo = lo.split("e")
+    assert int(e_up) == int(e_lo) == ip
+    assert mpmath.mpf(m_lo) <= mpmath.mpf(ref) <= mpmath.mpf(m_up)
+    assert mpmath.mpf(m_up) - mpmath.mpf(m_lo) <= mpmath.mpf("1.01e-19")
+
+
+def test_directed_decimal_refuses_beyond_the_exponent_range_at_once():
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match="binary exponent"):
+        directed_decimal(mpmath.mp.make_mpf((0, 1, 2 ** 9000, 1)), 10, "upper")
+    assert time.perf_counter() - t < 0.5

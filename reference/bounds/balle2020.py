@@ -32,6 +32,7 @@ Notation: ``E = e^eps0``, ``L = log(1/delta)``, ``m`` steps (check-in window),
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 from typing import Sequence
 
@@ -45,6 +46,8 @@ from ..precision import (
     certified,
     check,
     check_seq,
+    enclosure,
+    mpf_to_fraction,
     sign_of,
 )
 
@@ -292,7 +295,7 @@ def _cheu_max(c, e, d1):
 
 @register("balle2020_thm3_2_delta0_max", paper=B, result="Theorems 3.2, 4.1, 4.3, 5.1 ((eps0, delta0) clause)", direction="lower",
           summary="Largest delta0 for which an (eps0, delta0)-DP randomizer is within total variation delta1 of an 8 eps0-DP one: (1-e^-eps0) delta1 / (4 e^eps0 (2 + ln(2/delta1)/ln(1/(1-e^-5eps0))))",
-          params=(_eps0, _delta1), provenance="published statement",
+          params=(_eps0, _delta1), provenance="recalled statement (unverified)", validity="unverified",
           note="UNVERIFIED RECOLLECTION of the conversion lemma of Cheu, Smith, Ullman, Zeber, Zhilyaev 2019 (the seed's reference [12]) that the paper uses for (eps0, delta0)-DP randomizers; the seed strips the condition. No paper key exists for Cheu et al.; the lead should verify it against the published text.")
 def cheu_delta0_max(eps0, delta1, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """(eps0, delta0) clause of Theorems 3.2/4.1/4.3/5.1 (balle2020; Cheu et al. 2019 conversion): the largest admissible delta0.
@@ -380,6 +383,10 @@ def _cor33_args(eps0, n, m, delta_rep, delta_comp):
     return e, nn, mm, dr, dc
 
 
+#: Corollary 3.3 is refused when its per-run eps_r exceeds 2^COR33_MAX_LOG2_EPS_R (e^eps_r unrepresentable in bounded memory).
+COR33_MAX_LOG2_EPS_R = 4096
+
+
 @register("balle2020_cor3_3_eps", paper=B, result="Corollary 3.3", direction="upper",
           summary="n/m adaptive repetitions of Algorithm 1 with p0 = m/n (n updates): eps = sqrt(2k log(1/delta_comp)) eps_r + k eps_r (e^eps_r - 1), eps_r = Theorem 3.2 at p0 = m/n, k = n/m",
           params=(_eps0, _n, Param("m", INT1, kind="integer", default="100", doc="steps per repetition; must divide n"),
@@ -397,6 +404,13 @@ def cor3_3_eps(eps0, n, m, delta_rep, delta_comp, *, dps: int = DEFAULT_DPS) -> 
     """
     e, nn, mm, dr, dc = _cor33_args(eps0, n, m, delta_rep, delta_comp)
     k = nn / mm
+    # e^eps_r has a binary exponent of about eps_r / log 2: refuse before it needs an int of
+    # more than 2^4096 (eps0 = 4e10 needed ~10^10 bits and raised MemoryError)
+    er_hi = certified(_thm32, (e, mm, mm / nn, dr), "upper", 15)
+    if er_hi > mpmath.ldexp(1, COR33_MAX_LOG2_EPS_R):
+        raise ValueError(f"eps0 = {eps0!r} is too large for Corollary 3.3 with these n, m: the per-run eps_r is about "
+                         f"2^{int(mpmath.log(er_hi, 2))} and e^eps_r is beyond the supported range "
+                         f"(eps_r <= 2^{COR33_MAX_LOG2_EPS_R})")
 
     def f(c, e, m, p, dr, dc, k):
         er = _thm32(c, e, m, p, dr)
@@ -791,7 +805,7 @@ def thm5_1_approx_delta(eps0, delta0, n, delta, delta1, *, dps: int = DEFAULT_DP
           params=(Param("eps0", Domain.interval(0, Fraction(1, 2)), default="0.25", doc="eps0 in (0, 1/2)"),
                   Param("n", Domain.integers_from(1000), kind="integer", default="10000", doc="n >= 1000"),
                   Param("delta", Domain.interval(0, Fraction(1, 100)), default="1e-6", doc="delta in (0, 1/100)")),
-          provenance="published statement",
+          provenance="recalled statement (unverified)", validity="unverified",
           note="Quoted by balle2020 Section 5 ('For comparison, the guarantee in [19, Theorem 7] in the case [eps0 < 1/2] results in [..]', stripped) and plotted in Figure 2. The form 12 eps0 sqrt(log(1/delta)/n) and the regime (eps0 < 1/2, n >= 1000, delta < 1/100) are UNVERIFIED RECOLLECTIONS of Erlingsson et al. 2019; the regime is enforced (refusing is the safe side). Checked not to be violated by the exact shuffled randomized response at n = 1000.")
 def erlingsson2019_thm7_eps(eps0, n, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """erlingsson2019 Theorem 7 (as quoted in balle2020 Section 5): ``12 eps0 sqrt(log(1/delta)/n)``.
@@ -821,11 +835,42 @@ def amplifies(eps, eps0) -> bool:
     return a < b
 
 
-def _min_int(pred, start: int = 1) -> int:
-    """Smallest integer k >= start with pred(k) True, for pred monotone (False then True); galloping search."""
+def _min_int(pred, start: int = 1, guess: int = 0) -> int:
+    """Smallest integer k >= start with pred(k) True, for pred monotone (False then True); galloping search.
+
+    ``guess`` estimates the answer; the search costs O(log |guess - answer| + 1) calls of ``pred``.
+    """
     if pred(start):
         return start
-    return start + 1 + last_true(lambda j: not pred(start + j), 0)
+    return start + 1 + last_true(lambda j: not pred(start + j), max(guess - start - 1, 0))
+
+
+#: A threshold count (n or m) above 2^MAX_COUNT_BITS is refused rather than searched for (its exact
+#: decision needs about that many bits, below precision.MAX_PREC_BITS).
+MAX_COUNT_BITS = 10_000
+
+
+def _amp_threshold_guess(name: str, value, num, e: Fraction, d: Fraction, extra: tuple = ()) -> int:
+    """Estimate of the count k solving ``_amp(E-1, num(E, *extra)/k, L) = e`` (the amplification threshold).
+
+    With x = sqrt(C2): (E-1) sqrt(2L) x + (E-1)^2 x^2 / 2 = e gives
+    x = 2e / ((E-1)(sqrt(2L+2e) + sqrt(2L))) (cancellation-free), so k* = num / x^2.  Raises
+    ``ValueError`` naming ``name`` when k* exceeds 2^MAX_COUNT_BITS.
+    """
+    def kstar(c, e, d, *xs):
+        E = c.exp(e)
+        L = -c.log(d)
+        s = c.sqrt(2 * L + 2 * e) + c.sqrt(2 * L)
+        return num(c, E, *xs) * ((E - 1) * s) ** 2 / (4 * e * e)
+
+    enc = enclosure(kstar, (e, d, *extra), 20)
+    mag = enc.hi._mpf_[2] + enc.hi._mpf_[3] if enc.hi else 0  # log2 of the upper end, within one
+    if mag > MAX_COUNT_BITS:
+        raise ValueError(f"{name} = {value!r} is too large: the threshold count would exceed 2^{MAX_COUNT_BITS} "
+                         f"(about 2^{mag}); supported: thresholds below 2^{MAX_COUNT_BITS}")
+    if mag > 60:
+        enc = enclosure(kstar, (e, d, *extra), int(mag * 0.302) + 20)
+    return math.floor(mpf_to_fraction(enc.lo))  # exact: mpmath.floor would round to the global 53 bits
 
 
 @register("balle2020_thm5_1_min_n", paper=B, result="Theorem 5.1 / Figure 2 (amplification threshold)", direction="exact",
@@ -836,7 +881,8 @@ def thm5_1_min_n(eps0, delta) -> int:
     """Theorem 5.1 (balle2020): the smallest n >= 1 with ``thm5_1_eps(eps0, n, delta) < eps0`` (an exact decision)."""
     e = check("eps0", eps0, P)
     d = check("delta", delta, U)
-    return _min_int(lambda n: sign_of(lambda c, e, n, d: _thm51(c, e, n, d) - e, (e, Fraction(n), d)) < 0)
+    guess = _amp_threshold_guess("eps0", eps0, lambda c, E: E * E * E, e, d)
+    return _min_int(lambda n: sign_of(lambda c, e, n, d: _thm51(c, e, n, d) - e, (e, Fraction(n), d)) < 0, 1, guess)
 
 
 @register("balle2020_thm3_2_min_m", paper=B, result="Theorem 3.2 (amplification threshold)", direction="exact",
@@ -848,7 +894,8 @@ def thm3_2_min_m(eps0, p0, delta) -> int:
     e = check("eps0", eps0, P)
     p = check("p0", p0, HALF)
     d = check("delta", delta, U)
-    return _min_int(lambda m: sign_of(lambda c, e, m, p, d: _thm32(c, e, m, p, d) - e, (e, Fraction(m), p, d)) < 0)
+    guess = _amp_threshold_guess("eps0", eps0, lambda c, E, p: p * p * E, e, d, (p,))
+    return _min_int(lambda m: sign_of(lambda c, e, m, p, d: _thm32(c, e, m, p, d) - e, (e, Fraction(m), p, d)) < 0, 1, guess)
 
 
 # ===========================================================================
