@@ -98,11 +98,14 @@ def _fmt(q: Fraction) -> str:
 
 
 def _value(v, name: str, binary: bool) -> Fraction:
+    """Exact value of an input: a float (a JSON number) is its binary value; with ``binary`` a decimal string too."""
     if binary and isinstance(v, str) and "/" not in v:
         try:
             v = float(v)
         except ValueError:
             raise ValueError(f"{name} must be a number, found {v!r}") from None
+    if isinstance(v, float) and v == v and abs(v) != float("inf"):
+        v = Fraction(v)  # deliberate: the exact binary value a float peer computed with
     return _check(name, v, DOMAINS[name])
 
 
@@ -441,7 +444,9 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20) 
     """
     steps = parse_spec(spec, binary=binary)
     e = _value(eps, "eps", binary)
-    d = _check("delta", float(delta) if binary and isinstance(delta, str) else delta, U)
+    d = _value(delta, "delta", binary)
+    if not U.contains(d):
+        raise ValueError(f"delta must lie in {U}, found {delta!r}")
     t = to_exact(tol, "tol")
     db = _group_bracket(steps, "delta", e, dps)
     eb = _group_bracket(steps, "eps", d, dps)
