@@ -354,7 +354,9 @@ def _cmd_report(args) -> int:
 
     if not str(args.out).strip():
         return _fail("report", "--out must name a directory, found an empty string (use --out . for the current one)")
-    rep = build_report({"verify": not args.no_verify}, progress=_progress_of(args, "report"))
+    prog = _progress_of(args, "report")
+    rep = build_report({"verify": not args.no_verify}, progress=prog)
+    prog.close()  # no progress line after the results
     try:
         md, js = write_report(rep, args.out)
     except (OSError, ValueError) as exc:

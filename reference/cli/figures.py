@@ -33,6 +33,9 @@ def _figures(args) -> int:
     except OSError as exc:
         print(error_line("figures", f"cannot write to {args.out!r}: {exc}"), file=sys.stderr)
         return 2
+    finally:
+        if prog is not None:
+            prog.close()  # no progress line after the results
     info = build_info()
     for name, path in written:
         print(f"{name}: {path}")

@@ -51,6 +51,9 @@ def _verify(args) -> int:
     except (ValueError, TypeError) as exc:
         print(error_line("verify", str(exc)), file=sys.stderr)
         return 2
+    finally:
+        if prog is not None:
+            prog.close()  # no progress line after the results
     if args.json:
         def conv(r):
             d = {k: (str(v) if k in ("eps", "allowed", "achieved_lo", "achieved_hi") and v is not None else v)
