@@ -211,7 +211,28 @@ def check_thm6_1_sigma():
     return abs(mpmath.sqrt(s2) - s2) > mpmath.mpf("0.1") and ok_n
 
 
+def check_lemma3_5_loss():
+    """One (0, 1/10)-DP round (x^0 -> a; x^1 -> a w.p. 9/10, b w.p. 1/10): every Lemma 3.5 odometer says COMP <= 0.033 but
+    |Loss| = log(10/9) with probability one; the shipped odometers refuse delta_i > 0; the DP conclusion (hockey-stick) holds."""
+    from reference.accountants import BasicOdometer
+    P, Q = {"a": F(1)}, {"a": F(9, 10), "b": F(1, 10)}
+    assert R.is_dp(P, Q, 0, F(1, 10))                         # exactly (0, 1/10)-DP
+    loss = F(10, 9)                                           # the likelihood ratio under x^0, with probability 1
+    basic = _q(R.basic_odometer([0], [F(1, 10)], F(1, 5)))    # = 0
+    adv = _q(R.advanced_odometer([0], [F(1, 10)], F(1, 5), 200))
+    crossed = compare_exp_rational(basic, loss) < 0 and compare_exp_rational(adv, loss) < 0
+    refused = False
+    try:
+        BasicOdometer(F(1, 5)).record(0, F(1, 10))
+    except ValueError as exc:
+        refused = "R16-LEM3-5-LOSS" in str(exc)
+    # DP conclusion: sum (P - e^0 Q)_+ = 1 - 9/10 = 1/10 <= delta
+    hockey = sum(max(F(0), P.get(k, F(0)) - Q.get(k, F(0))) for k in ("a", "b"))
+    return crossed and refused and hockey == F(1, 10) and 1 > F(1, 5) + F(1, 10)
+
+
 CHECKS = {
+    "R16-LEM3-5-LOSS": check_lemma3_5_loss,
     "R16-LEM2-3-PDP": check_lemma2_3_pdp,
     "R16-THM3-6-DELTA": check_thm3_6_delta,
     "R16-EQ12-LOG": check_eq12_log,

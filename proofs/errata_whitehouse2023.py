@@ -42,6 +42,33 @@ def check_thm5_one_sided():
     return bool(ok and mean > 1)
 
 
+def check_thm5_one_sided_retraction():
+    """Retraction of W23-THM5-ONESIDED: under the one-sided hypothesis the printed boundary holds (Ville on a half-normal mixture).
+
+    H(M, V) = int_{lam >= 0} exp(lam M - lam^2 V/2) 2 N(0, 1/gamma)(d lam) = 2 Phi(M/sqrt(V + gamma)) G(M, V), with
+    G = sqrt(gamma/(V + gamma)) exp(M^2/(2 (V + gamma))) the two-sided mixture.  Checked: (1) the closed form against
+    quadrature; (2) H >= G on M >= 0; (3) for the old counterexample law X (one-sided sigma^2 = 50), E[H(M + X, V + 50)]
+    <= H(M, V) on a grid of (M, V), i.e. H is a supermartingale where G is not; (4) the old observation (G is not) stands.
+    """
+    c = _ctx(40)
+    g = c.mpf(1)
+    G = lambda M, V: c.sqrt(g / (V + g)) * c.exp(M * M / (2 * (V + g)))
+    H = lambda M, V: 2 * c.ncdf(M / c.sqrt(V + g)) * G(M, V)
+    ok = True
+    for M, V in ((c.mpf(0), c.mpf(1)), (c.mpf(3), c.mpf(10)), (c.mpf(-2), c.mpf(5))):
+        quad = c.quad(lambda l: c.exp(l * M - l * l * V / 2) * 2 * c.exp(-l * l * g / 2) * c.sqrt(g / (2 * c.pi)), [0, 1, 5, c.inf])
+        ok &= abs(quad - H(M, V)) < c.mpf(10) ** -25 * H(M, V)
+        if M >= 0:
+            ok &= H(M, V) >= G(M, V)
+    p, s2 = c.mpf(1) / 50, c.mpf(50)
+    for M in (-20, -5, 0, 3, 10, 40):
+        for V in (0, 25, 100, 1000):
+            M_, V_ = c.mpf(M), c.mpf(V)
+            nxt = (1 - p) * H(M_ + 1, V_ + s2) + p * H(M_ - 49, V_ + s2)
+            ok &= nxt <= H(M_, V_) * (1 + c.mpf(10) ** -30)
+    return bool(ok and check_thm5_one_sided())
+
+
 def check_condition2_direction():
     """Condition 2 as printed bounds D_lam(P'||Q') twice; one direction does not give the other.
 
@@ -80,6 +107,6 @@ def check_def6_index():
 
 
 CHECKS = {
-    "W23-THM5-ONESIDED": check_thm5_one_sided,
+    "W23-THM5-ONESIDED": check_thm5_one_sided_retraction,
     "W23-COND2-DIRECTION": check_condition2_direction,
 }

@@ -75,27 +75,57 @@ def test_converse_as_printed_is_false(w, d):
 @given(st.fractions(min_value=F(1, 1000), max_value=700), st.sampled_from([F(0), F(1, 100), F(1, 10**300), F(1)]))
 @example(F(700), F(1, 10**300))
 def test_library_conversion_values(e, d):
-    """Library: pDP eps = 2 eps exactly; printed delta 2 delta/(eps e^eps) and corrected delta rounded up (naive mpmath)."""
+    """Library: pDP eps = 2 eps exactly; the printed delta 2 delta/(eps e^eps) to nearest, the corrected delta rounded up (naive mpmath)."""
     two = W.dp_to_pdp_eps(e)
     assert two >= 2 * q2m(e) * (1 - mpmath.mpf(10) ** -100) and two <= 2 * q2m(e) * (1 + mpmath.mpf(10) ** -48)
     ee, dd = q2m(e), q2m(d)
     printed = 2 * dd / (ee * mpmath.exp(ee))
     corrected = dd / (1 - mpmath.exp(-ee)) + dd / (mpmath.exp(ee) * (mpmath.exp(ee) - 1))
-    for got, ref in ((W.dp_to_pdp_delta(e, d), printed), (W.dp_to_pdp_delta_corrected(e, d), corrected)):
-        assert got >= ref * (1 - mpmath.mpf(10) ** -100)
-        assert got <= ref * (1 + mpmath.mpf(10) ** -45) + mpmath.mpf(10) ** -400
+    got = W.dp_to_pdp_delta_as_printed(e, d)  # not a bound: the printed value to nearest
+    assert abs(got - printed) <= printed * mpmath.mpf(10) ** -45 + mpmath.mpf(10) ** -400
+    got = W.dp_to_pdp_delta(e, d)              # the corrected conversion, an upper bound
+    assert got >= corrected * (1 - mpmath.mpf(10) ** -100)
+    assert got <= corrected * (1 + mpmath.mpf(10) ** -45) + mpmath.mpf(10) ** -400
 
 
-def test_printed_converse_fails_exactly_above_a_threshold():
-    """The achievable tail delta/(1 - e^-eps) exceeds 2 delta/(eps e^eps) iff eps > eps_0 = 0.46817... (root found at 60 digits)."""
+def test_one_tail_alone_breaks_the_printed_converse_above_a_threshold():
+    """One tail: delta/(1 - e^-eps) exceeds 2 delta/(eps e^eps) iff eps > eps_0 = 0.46817... (root found at 60 digits)."""
     g = lambda e: 1 / (1 - mpmath.exp(-e)) - 2 / (e * mpmath.exp(e))
     root = mpmath.findroot(g, mpmath.mpf("0.47"))
     assert mpmath.mpf("0.468") < root < mpmath.mpf("0.469")
     assert g(root - mpmath.mpf("0.001")) < 0 < g(root + mpmath.mpf("0.001"))
 
 
+@given(st.fractions(min_value=F(1, 10**4), max_value=3, max_denominator=10**4))
+@example(F(1, 100))
+@example(F(1, 10**4))
+@example(F(3))
+def test_printed_converse_is_false_for_every_eps(e):
+    """Both tails at once (errata W22-LEM1-DP-TO-PDP): the sharp value delta (e^{2 eps} + 1)/(e^eps (e^eps - 1)) exceeds the
+    printed 2 delta/(eps e^eps) for every eps > 0, i.e. eps (e^{2 eps} + 1) > 2 (e^eps - 1); and an exact (eps, delta)-DP law
+    from the falsifier's candidates has P(|L| > 2 eps) above the printed value (delta = eps/1000, so that the printed
+    value is below 1 and the claim is not vacuous)."""
+    from reference.falsify.laws import dp_candidates, is_dp
+    from reference.precision import compare_exp_rational, mpf_to_fraction
+    ee = q2m(e)
+    assert ee * (mpmath.exp(2 * ee) + 1) > 2 * (mpmath.exp(ee) - 1)
+    d = e / 1000
+    printed = mpf_to_fraction(W.dp_to_pdp_delta_as_printed(e, d, dps=40)) * (1 + F(1, 10**30))
+    assert printed < 1
+    best = F(0)
+    for law in dp_candidates(e, d, thresholds=(2 * e,), digits=16):
+        assert is_dp(law)
+        bad = sum((a for a, b in zip(law.p, law.q)
+                   if a and (b == 0 or compare_exp_rational(2 * e, a / b) < 0 or compare_exp_rational(-2 * e, a / b) > 0)), F(0))
+        best = max(best, bad)
+    assert best > printed
+    assert best <= mpf_to_fraction(W.dp_to_pdp_delta(e, d, dps=40))
+
+
 def test_lemma1_bad_inputs():
     with pytest.raises(ValueError, match="eps"):
         W.dp_to_pdp_delta(0, "0.1")
     with pytest.raises(ValueError, match="delta"):
-        W.dp_to_pdp_delta_corrected(1, 2)
+        W.dp_to_pdp_delta(1, 2)
+    with pytest.raises(ValueError, match="eps"):
+        W.dp_to_pdp_delta_as_printed(0, "0.1")

@@ -4,8 +4,8 @@
 As printed (our transcription): for 0 < delta' <= 1/e, with V = sum eps_m^2 and |x| the dataset size,
 u^R_n = sqrt(2V(log(110e) + 2 log(log|x|/delta')) + V/2) for V in [1/|x|^2, 1] and
 sqrt(2(1/|x|^2 + V)(1 + (1/2) log(1 + |x|^2 V) loglog((4/delta') log2|x|) + V/2)) otherwise; infinite past N.
-The quote differs from Rogers et al.'s own statement (ledger W22-LEM4-QUOTE; the source is checked in the
-rogers2016 modules).  Checked here: the library reproduces the printing, its domain (delta' <= 1/e, decided
+The quote differs from Rogers et al.'s own statement and is FALSE as an odometer (ledger W22-LEM4-QUOTE; the
+source is checked in the rogers2016 modules).  Checked here: the library reproduces the printing, its domain (delta' <= 1/e, decided
 exactly), and the Section 5 remarks: explicit dependence on |x| and a jump at the edges of [1/|x|^2, 1].
 """
 from __future__ import annotations
@@ -32,9 +32,26 @@ def printed(V: F, dp: F, n: int) -> mpmath.mpf:
 @example(F(1), F(1, 10**6), 10**4)
 @example(F(1, 10**8), F(1, 10**6), 10**4)
 def test_library_reproduces_the_printed_quote(V, dp, n):
-    """whitehouse2022_lem4 = the printed piecewise formula (110-digit second route), rounded up."""
+    """whitehouse2022_lem4 = the printed piecewise formula (110-digit second route), to nearest: it is not a bound."""
     got, ref = W.rogers_odometer_quoted_2022(V, dp, n), printed(V, dp, n)
-    assert got >= ref * (1 - mpmath.mpf(10) ** -100) and got <= ref * (1 + mpmath.mpf(10) ** -45)
+    assert abs(got - ref) <= ref * mpmath.mpf(10) ** -45
+
+
+def test_false_as_an_odometer():
+    """Errata W22-LEM4-QUOTE: 24 exact 1/4-RR steps, |x| = 2, delta' = 1e-6: P(L_24 > u_24) alone is > 1e-3 (60-digit
+    binomial route); the catalog labels the entry false as printed and the falsifier finds it by search."""
+    from reference.catalog import get
+    from reference.falsify import falsify
+    with mpmath.workdps(60):
+        e = mpmath.mpf(1) / 4
+        p = mpmath.exp(e) / (1 + mpmath.exp(e))
+        u = W.rogers_odometer_quoted_2022(F(24, 16), F(1, 10**6), 2, dps=40)
+        tail = mpmath.fsum(mpmath.binomial(24, k) * p ** k * (1 - p) ** (24 - k) for k in range(25) if (2 * k - 24) * e > u)
+    assert tail > mpmath.mpf(10) ** -3
+    entry = get("whitehouse2022_lem4")
+    assert entry.validity == "false as printed" and entry.direction == "exact"
+    r = falsify("W22-LEM4-QUOTED")[0]
+    assert r.found and F(r.counterexample["probability_lower"]) > F(1, 10**6)
 
 
 def test_domain_delta_prime_at_most_one_over_e():

@@ -408,7 +408,7 @@ def test_json_round_trip_identical_decisions(prefix, probes, dp):
     lambda: DPFilter(1, "1e-6", "1e-6"),
     lambda: MixedFilter(1, "1e-6", "1e-6"),
     lambda: ZCDPFilter("0.5", "1e-6"),
-    lambda: Odometer("1e-6", "1e-6", eps_target=1, rho="0.01", v0="0.001", n_records=1000),
+    lambda: Odometer("1e-6", "1e-6", eps_target=1, rho="0.01", v0="0.001"),
 ])
 def test_round_trip_all_classes(make):
     a = make()
@@ -579,10 +579,8 @@ BAD = [
     (lambda: Odometer("1e-6", eps_target=0), "eps_target", ValueError),
     (lambda: Odometer("1e-6", rho=-1), "rho", ValueError),
     (lambda: Odometer("1e-6", v0=float("inf")), "v0", ValueError),
-    (lambda: Odometer("1e-6", n_records=1), "n_records", ValueError),
-    (lambda: Odometer("1e-6", n_records="10.5"), "n_records", ValueError),
-    (lambda: Odometer("1e-6", n_records=True), "n_records", TypeError),
-    (lambda: Odometer("0.5", n_records=100), "delta_prime", ValueError),  # Rogers needs delta' <= 1/e
+    (lambda: Odometer("1e-6", n_records=1), "n_records", ValueError),       # the quoted Rogers family is refused
+    (lambda: Odometer("1e-6", n_records=100), "W22-LEM4-QUOTE", ValueError),
     (lambda: Odometer("1e-6", "-1", rho=1), "delta_second", ValueError),
     (lambda: Odometer("1e-6", rho=1).record(-1), "eps_n", ValueError),
     (lambda: Odometer("1e-6", rho=1).record(1, float("nan")), "delta_n", ValueError),
@@ -598,10 +596,12 @@ def test_validation_names_parameter(i):
     assert not isinstance(ei.value, BudgetExceeded)
 
 
-def test_rogers_accepts_delta_prime_up_to_one_over_e():
-    Odometer("0.3678794411714423", n_records=100)  # just below 1/e
-    with pytest.raises(ValueError, match="delta_prime"):
-        Odometer("0.3678794411714424", n_records=100)  # just above 1/e
+def test_odometer_refuses_the_quoted_rogers_family():
+    """whitehouse2022 Lemma 4 / whitehouse2023 Lemma 3 are false as printed (errata W22-LEM4-QUOTE): not offered."""
+    for n in (2, 100, 10 ** 4):
+        with pytest.raises(ValueError, match="W22-LEM4-QUOTE"):
+            Odometer("1e-6", eps_target=1, n_records=n)
+    assert "rogers_quoted" not in Odometer.FAMILIES
 
 
 # --------------------------------------------------------------------------
@@ -609,8 +609,8 @@ def test_rogers_accepts_delta_prime_up_to_one_over_e():
 # --------------------------------------------------------------------------
 
 def test_odometer_inf_after_delta_budget():
-    o = Odometer("1e-6", "1e-6", eps_target=1, rho="0.1", v0="0.001", n_records=1000)
-    assert set(o.bounds()) == {"filter", "mixture", "stitched", "rogers_quoted"}
+    o = Odometer("1e-6", "1e-6", eps_target=1, rho="0.1", v0="0.001")
+    assert set(o.bounds()) == {"filter", "mixture", "stitched"}
     o.record("0.1", "5e-7")
     o.record("0.1", "5e-7")  # sum = delta'' exactly: n <= N, still finite
     assert not o.past_N and all(mpmath.isfinite(v) for v in o.bounds().values())
@@ -624,16 +624,15 @@ def test_odometer_inf_after_delta_budget():
 
 
 def test_odometer_bounds_match_closed_forms():
-    o = Odometer("1e-6", eps_target="0.5", rho="0.05", v0="0.001", n_records=10 ** 4)
+    o = Odometer("1e-6", eps_target="0.5", rho="0.05", v0="0.001")
     assert o.bounds()["stitched"] == mpmath.inf  # V = 0 < v0
     for e in ["0.01", "0.1", "1/3"]:
         o.record(e)
     V = o.V
     b = o.bounds()
     assert b == {"filter": filter_odometer(V, "0.5", "1e-6"), "mixture": mixture_odometer(V, "0.05", "1e-6"),
-                 "stitched": stitched_odometer(V, "0.001", "1e-6"),
-                 "rogers_quoted": rogers_odometer_quoted_2023(V, "1e-6", 10 ** 4)}
-    assert o.families == ("filter", "mixture", "stitched", "rogers_quoted")
+                 "stitched": stitched_odometer(V, "0.001", "1e-6")}
+    assert o.families == ("filter", "mixture", "stitched")
     assert Odometer("1e-6", rho=1).families == ("mixture",)
 
 
@@ -671,12 +670,40 @@ def test_odometer_bounds_monotone_in_V(steps):
 
 def test_rogers_quoted_is_not_monotone_across_V_equal_1():
     """Observation (reported): the Lemma 3 (whitehouse2023) formula drops when V crosses 1."""
-    o = Odometer("1e-6", n_records=10 ** 4)
-    o.record("0.999")
-    below = o.bounds()["rogers_quoted"]
-    o.record("0.05")  # V = 0.998001 + 0.0025 > 1
-    above = o.bounds()["rogers_quoted"]
-    assert o.V > 1 and above < below
+    below = rogers_odometer_quoted_2023(F("0.998001"), "1e-6", 10 ** 4)
+    above = rogers_odometer_quoted_2023(F("0.998001") + F("0.0025"), "1e-6", 10 ** 4)
+    assert above < below
+
+
+def _drift_60(e: F, d: F):
+    """pdp_drift by an independent 60-digit route: l = -log(1 - d(1 + e^-e)), t = e + l, t tanh(t/2) + l."""
+    with mpmath.workdps(60):
+        ee, dd = mpmath.mpf(e.numerator) / e.denominator, mpmath.mpf(d.numerator) / d.denominator
+        ell = -mpmath.log(1 - dd * (1 + mpmath.exp(-ee)))
+        t = ee + ell
+        return t * mpmath.tanh(t / 2) + ell
+
+
+@given(st.lists(st.tuples(st.sampled_from(["0.01", "0.05", "0.1", "1/3"]), st.sampled_from(["0", "0", "1e-4", "0.01"])),
+                min_size=1, max_size=8))
+def test_odometer_with_delta_steps_adds_the_pdp_drift(steps):
+    """errata W22-THM2-DELTA: with delta_n > 0 the bound is B(V) + sum_{delta=0} eps^2/2 + sum_{delta>0} pdp_drift (second route at 60 digits)."""
+    o = Odometer("1e-6", "0.5", eps_target=1, rho="0.01", v0="0.001")
+    for e, d in steps:
+        o.record(e, d)
+    V = o.V
+    vp = sum((F(e) ** 2 for e, d in steps if F(d) == 0), F(0))
+    drift = sum((_drift_60(F(e), F(d)) for e, d in steps if F(d) > 0), mpmath.mpf(0))
+    b = o.bounds(dps=40)
+    with mpmath.workdps(60):
+        for fam, closed in (("filter", filter_odometer(V, 1, "1e-6", dps=50)), ("mixture", mixture_odometer(V, "0.01", "1e-6", dps=50)),
+                            ("stitched", stitched_odometer(V, "0.001", "1e-6", dps=50))):
+            if closed == mpmath.inf:
+                assert b[fam] == mpmath.inf
+                continue
+            want = closed - mpmath.mpf(V.numerator) / V.denominator / 2 + mpmath.mpf(vp.numerator) / vp.denominator / 2 + drift
+            assert b[fam] >= want * (1 - mpmath.mpf(10) ** -35)          # never below the corrected bound
+            assert b[fam] <= want * (1 + mpmath.mpf(10) ** -25)          # and tight to it
 
 
 def test_odometer_thread_safety():

@@ -186,13 +186,18 @@ def test_linear_boundary_and_crossing():
 
 
 def test_conversions_pdp():
+    """One name, one meaning: dp_to_pdp_delta is the corrected (sharp) conversion in both paper modules."""
+    from reference.bounds import rogers2016 as R
     assert W.dp_to_pdp_eps(1) == 2
-    assert W.dp_to_pdp_delta_corrected(1, "0.01") > W.dp_to_pdp_delta(1, "0.01")
-    # the achievable upper tail delta/(1 - e^-eps) overtakes the printed total exactly past eps ~ 0.469
-    for e, printed_is_false in (("0.46", False), ("0.47", True), ("5", True)):
+    assert W.dp_to_pdp_delta_corrected is W.dp_to_pdp_delta
+    for e in ("0.001", "0.01", "0.46", "0.47", "5"):
+        # the sharp two-tailed value exceeds the printed one for EVERY eps > 0 (errata W22-LEM1-DP-TO-PDP)
+        assert W.dp_to_pdp_delta(e, "0.01") > W.dp_to_pdp_delta_as_printed(e, "0.01")
+        assert W.dp_to_pdp_delta(e, "0.01") == R.dp_to_pdp_delta(e, "0.01")
+        # one tail alone overtakes the printed total only past eps ~ 0.468
         tail = mpmath.mpf("0.01") / (1 - mpmath.exp(-mpmath.mpf(e)))
-        assert (tail > W.dp_to_pdp_delta(e, "0.01")) is printed_is_false
-        assert W.dp_to_pdp_delta_corrected(e, "0.01") >= tail
+        assert (tail > W.dp_to_pdp_delta_as_printed(e, "0.01")) is (mpmath.mpf(e) > mpmath.mpf("0.469"))
+        assert W.dp_to_pdp_delta(e, "0.01") >= tail
 
 
 def test_rogers_quoted_versions_differ_and_are_finite():

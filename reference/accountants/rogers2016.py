@@ -139,7 +139,12 @@ class Lemma35Filter(_Lemma35Base):
     (eps_g, delta_g) when every delta_i = 0, evaluated on the exact statistics
     :class:`reference.bounds.rogers2016.EpsStats` of eps_1..eps_i.  The object admits round i with
     (eps_i, delta_i) iff ``sum_{j<=i} delta_j <= delta'_g`` and ``pure_admits(stats_i)``;
-    the admitted interaction is then a valid filter for (eps_g, delta_g + delta'_g).
+    the admitted interaction is then (eps_g, delta_g + delta'_g)-DP (its DP conclusion holds:
+    the proof runs on the randomized-response view, and DP survives post-processing).
+    It is **not** a loss-form filter (Definition 3.2) once some delta_i > 0: for the adversary's
+    real view the loss need not be bounded by what the pure rule sees (one (0, 1/10)-DP round
+    has |Loss| = log(10/9) with probability one; errata R16-LEM3-5-LOSS,
+    ``fullyadaptive falsify R16-LOSS-FORM-FILTER``).
 
     Preconditions: delta'_g >= 0; per round eps_i >= 0, delta_i in [0, 1) (Definition 2.8).
     ``pure_admits`` must be exact (no floating point) and monotone (once it halts, adding rounds
@@ -243,8 +248,10 @@ class Lemma35Filter(_Lemma35Base):
 class BasicFilter(Lemma35Filter):
     """rogers2016 Theorem 3.6 (filter): HALT iff ``sum delta_i > delta_g`` or ``sum eps_i > eps_g``.
 
-    Contract: the views of Algorithm 3 run with this filter are (eps_g, delta_g)-point-wise
-    indistinguishable (Proposition 3.3), hence (eps_g, delta_g)-DP.  The delta threshold is
+    Contract: the interaction of Algorithm 3 run with this filter is (eps_g, delta_g)-DP
+    (Proposition 3.3 on the randomized-response view, then post-processing).  The point-wise
+    (loss-form, Definition 3.2) reading holds only when every delta_i = 0: with delta_i > 0 the
+    adversary's real view can have |Loss| > eps_g with probability one (errata R16-LEM3-5-LOSS).  The delta threshold is
     delta_g (the printed rule names an undefined delta'_g; errata R16-THM3-6-DELTA).
     Built as :class:`Lemma35Filter` over the pure rule ``sum eps_i <= eps_g``.
     Preconditions: eps_g >= 0, delta_g >= 0.  Rounding: none (exact rationals).
@@ -364,16 +371,29 @@ class AdvancedFilterAsPrinted(AdvancedFilter):
 # Lemma 3.5: odometers
 # ==========================================================================
 
+def _refuse_delta(d: Fraction, name: str) -> None:
+    if d != 0:
+        raise ValueError(f"{name} must be 0 for a rogers2016 odometer, found {d}: with delta_i > 0 Lemma 3.5's loss bound "
+                         f"fails for the adversary's real view (errata R16-LEM3-5-LOSS); use "
+                         f"reference.accountants.whitehouse2023.Odometer (pDP steps) or a DP filter")
+
+
 class Lemma35Odometer(_Lemma35Base):
     """rogers2016 Lemma 3.5 (odometer part) as a combinator over a ``delta_i = 0`` odometer.
 
     Contract: ``spec`` (a :class:`reference.bounds.rogers2016.OdometerSpec`) carries a pure odometer
-    valid with failure probability delta_g when every delta_i = 0 and its threshold
-    delta'_g; after the recorded rounds :meth:`value` is ``inf`` once
-    ``sum delta_i > delta'_g`` and the pure odometer otherwise (rounded UP), a valid
-    odometer with failure probability delta_g + delta'_g.  :meth:`exceeded_by` decides
-    ``|Loss| > value`` exactly.  An odometer never refuses a round.
-    Preconditions: per round eps_i >= 0, delta_i in [0, 1) (Definition 2.8).
+    valid with failure probability delta_g when every delta_i = 0; after the recorded rounds
+    :meth:`value` is the pure odometer (rounded UP), a valid odometer (Definition 3.1: the
+    loss satisfies |Loss| <= value for every round simultaneously with probability
+    >= 1 - delta_g).  :meth:`exceeded_by` decides ``|Loss| > value`` exactly.
+
+    Rounds with delta_i > 0 are **refused** (``ValueError``): Lemma 3.5's extension to
+    approximate-DP rounds fails for the adversary's real view (one (0, 1/10)-DP round has
+    |Loss| = log(10/9) > 0 = COMP with probability one; errata R16-LEM3-5-LOSS,
+    ``fullyadaptive falsify R16-LEM3-5-LOSS``).  For approximate-DP rounds use a DP filter of
+    this module (its DP conclusion holds) or the pDP odometer
+    :class:`reference.accountants.whitehouse2023.Odometer`.
+    Preconditions: per round eps_i >= 0 and delta_i = 0.
     """
 
     __citations__ = (_cite(R16, "Lemma 3.5"),)
@@ -397,12 +417,18 @@ class Lemma35Odometer(_Lemma35Base):
         return self._spec
 
     def record(self, eps_i, delta_i=0) -> int:
-        """rogers2016 Lemma 3.5: record round n+1 with realized (eps_i, delta_i); returns the new round count. Exact, atomic."""
+        """rogers2016 Lemma 3.5: record round n+1 with realized eps_i (delta_i must be 0); returns the new round count. Exact, atomic."""
         step = self._parse_step(eps_i, delta_i)
+        _refuse_delta(step[1], "delta_i")
         with self._lock:
             self._apply(step)
             self._push(step)
             return self._n
+
+    def _step_from_json(self, run: list, where: str) -> tuple:
+        step = _eps_delta_from_json(self, run, where)
+        _refuse_delta(step[1], f"{where}.delta_i")
+        return step
 
     @property
     def past_budget(self) -> bool:

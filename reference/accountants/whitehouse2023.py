@@ -53,14 +53,14 @@ from ..precision import (
     INF,
     certified,
     check,
-    compare_exp_rational,
+    mpf_to_fraction,
 )
 from ..bounds.whitehouse2023 import (
     filter_admits,
+    pdp_drift,
     filter_odometer,
     filter_spent,
     mixture_odometer,
-    rogers_odometer_quoted_2023,
     stitched_odometer,
     zcdp_to_dp_delta,
     zcdp_to_dp_eps,
@@ -81,6 +81,9 @@ from .base import (
     _in,
     _pair_to_json,
 )
+
+#: Marker: a recorded step's delta is too large for the pDP drift bound; every bound is then inf.
+INF_DRIFT = Fraction(-1)
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -623,21 +626,29 @@ class ZCDPFilter(_Accountant):
 # ==========================================================================
 
 class Odometer(_Accountant):
-    """whitehouse2022 Theorem 2 / whitehouse2023 Theorem 3: time-uniform upper bounds on the privacy loss.
+    """whitehouse2022 Theorem 2 / whitehouse2023 Theorem 3, with the delta_n > 0 case corrected: time-uniform upper bounds on the privacy loss.
 
     Contract: after n recorded steps, :meth:`bounds` returns, for each configured family,
-    u_n evaluated at ``V_n = sum_{m<=n} eps_m^2``; it is ``inf`` once n > N, i.e. once
-    ``sum_{m<=n} delta_m > delta''``.  Each family *on its own* is a
-    (delta' + delta'')-privacy odometer: with probability >= 1 - delta' - delta'' the
-    privacy loss L_{1:n} is below u_n for every n simultaneously.
+    ``u_n = B(V_n) + D_n`` with ``V_n = sum_{m<=n} eps_m^2``, ``B`` the family's boundary (Theorems
+    3-5) and the drift ``D_n = sum over steps with delta_m = 0 of eps_m^2/2 + sum over steps with
+    delta_m > 0 of pdp_drift(eps_m, delta_m)``; it is ``inf`` once ``sum_{m<=n} delta_m > delta''``.
+    Each family *on its own* is a (delta' + delta'')-privacy odometer: with probability
+    >= 1 - delta' - delta'' the privacy loss L_{1:n} is below u_n for every n simultaneously.
+
+    When every delta_m = 0, ``D_n = V_n/2`` and u_n is the printed odometer.  With delta_m > 0 the
+    printed ``+ V_n/2`` is **false** (errata W22-THM2-DELTA: a (eps, delta)-pDP step whose loss is
+    log(1/(1 - delta)) with probability one drives L_{1:n} above every printed u_n with probability
+    one; ``fullyadaptive falsify W22-THM2-DELTA``); the drift term
+    :func:`reference.bounds.whitehouse2023.pdp_drift` (derived, see its docstring) restores the
+    guarantee (``fullyadaptive falsify W22-THM2-DELTA-CORRECTED`` finds no violation).
 
     * ``'filter'`` (needs ``eps_target``): the filter odometer with the corrected y*
       (errata W22-EQ6-YSTAR); tangent to sqrt(2 L V) + V/2 at V = y*, where it equals eps_target.
     * ``'mixture'`` (needs ``rho``, gamma in whitehouse2023): the normal-mixture odometer.
     * ``'stitched'`` (needs ``v0``): the stitched odometer, ``inf`` while V < v0.
-    * ``'rogers_quoted'`` (needs ``n_records`` = |x|): Rogers et al. Theorem 6.5 as printed
-      in whitehouse2023 Lemma 3; needs delta' <= 1/e.  Kept for comparison; it is
-      piecewise and not monotone in V.
+
+    The Rogers et al. odometer *as quoted* in whitehouse2022 Lemma 4 / whitehouse2023 Lemma 3 is
+    not offered: it is false as printed (errata W22-LEM4-QUOTE); ``n_records`` is refused.
 
     Preconditions: every step A_n is (eps_n, delta_n)-pDP conditioned on A_{1:n-1}
     (Definition 3, whitehouse2022: conditional *probabilistic* DP; conditional DP is NOT
@@ -652,26 +663,27 @@ class Odometer(_Accountant):
     Rounding: every bound is interval-certified and rounded UP.
     """
 
-    __citations__ = (_cite("whitehouse2022", "Theorem 2"), _cite("whitehouse2023", "Theorem 3"),
-                     _cite("whitehouse2023", "Lemma 3 (Rogers et al. 2016 Theorem 6.5, as quoted)"))
+    __citations__ = (_cite("whitehouse2022", "Theorem 2"), _cite("whitehouse2023", "Theorem 3"))
     _PARAMS = (("delta_prime", _U, False), ("delta_second", _U0, False), ("eps_target", _P, True),
                ("rho", _P, True), ("v0", _P, True), ("n_records", _NREC, True))
     _STATE = ("V", "delta_spent")
-    FAMILIES = ("filter", "mixture", "stitched", "rogers_quoted")
+    FAMILIES = ("filter", "mixture", "stitched")
 
     def __init__(self, delta_prime, delta_second=0, *, eps_target=None, rho=None, v0=None, n_records=None):
         """whitehouse2022 Theorem 2: build an odometer with failure probability delta' + delta''.
 
         Configure at least one family: ``eps_target`` (filter), ``rho`` (mixture),
-        ``v0`` (stitched), ``n_records`` (Rogers et al. as quoted; then delta' <= 1/e,
-        checked exactly).  ``TypeError``/``ValueError`` name the parameter.
+        ``v0`` (stitched).  ``n_records`` (the Rogers et al. odometer as quoted) is refused: it is
+        false as printed (errata W22-LEM4-QUOTE).  ``TypeError``/``ValueError`` name the parameter.
         """
+        if n_records is not None:
+            raise ValueError("n_records: the Rogers et al. odometer as quoted in whitehouse2022 Lemma 4 / whitehouse2023 "
+                             "Lemma 3 is false as printed (errata W22-LEM4-QUOTE; `fullyadaptive falsify W22-LEM4-QUOTED`) "
+                             "and is not offered; use eps_target, rho or v0")
         self._init_params({"delta_prime": delta_prime, "delta_second": delta_second, "eps_target": eps_target,
                            "rho": rho, "v0": v0, "n_records": n_records})
-        if all(self._p[k] is None for k in ("eps_target", "rho", "v0", "n_records")):
-            raise ValueError("Odometer needs at least one of eps_target, rho, v0, n_records")
-        if self._p["n_records"] is not None and compare_exp_rational(Fraction(1), 1 / self._p["delta_prime"]) > 0:
-            raise ValueError(f"delta_prime must lie in (0, 1/e] when n_records is given (Rogers et al.), found {delta_prime!r}")
+        if all(self._p[k] is None for k in ("eps_target", "rho", "v0")):
+            raise ValueError("Odometer needs at least one of eps_target, rho, v0")
         self._V = Fraction(0)
         self._delta_spent = Fraction(0)
 
@@ -706,7 +718,7 @@ class Odometer(_Accountant):
     @property
     def families(self) -> tuple:
         """The configured families, in the order of :meth:`bounds`."""
-        keys = {"filter": "eps_target", "mixture": "rho", "stitched": "v0", "rogers_quoted": "n_records"}
+        keys = {"filter": "eps_target", "mixture": "rho", "stitched": "v0"}
         return tuple(f for f in self.FAMILIES if self._p[keys[f]] is not None)
 
     def _apply(self, step: tuple, count: int = 1) -> None:
@@ -728,10 +740,12 @@ class Odometer(_Accountant):
             self._push(step)
             return self._n
 
-    def _bounds_at(self, V: Fraction, S: Fraction, dps: int) -> dict:
+    def _bounds_at(self, V: Fraction, S: Fraction, dps: int, drift: Fraction | None = None, V_pure: Fraction | None = None) -> dict:
+        """Bounds at (V, delta spent); ``drift`` = sum of pdp_drift over the delta_m > 0 steps (rounded up, None = none),
+        ``V_pure`` = sum of eps_m^2 over the delta_m = 0 steps (default V)."""
         p = self._p
         fams = self.families
-        if S > p["delta_second"]:
+        if S > p["delta_second"] or drift == INF_DRIFT:
             return {f: INF for f in fams}
         dp = p["delta_prime"]
         out = {}
@@ -740,11 +754,32 @@ class Odometer(_Accountant):
                 out[f] = filter_odometer(V, p["eps_target"], dp, dps=dps)
             elif f == "mixture":
                 out[f] = mixture_odometer(V, p["rho"], dp, dps=dps)
-            elif f == "stitched":
-                out[f] = stitched_odometer(V, p["v0"], dp, dps=dps)
             else:
-                out[f] = rogers_odometer_quoted_2023(V, dp, p["n_records"], dps=dps)
+                out[f] = stitched_odometer(V, p["v0"], dp, dps=dps)
+        if drift is None or (drift == 0 and (V_pure is None or V_pure == V)):
+            return out
+        vp = V if V_pure is None else V_pure
+        for f, u in out.items():
+            if u == INF:
+                continue
+            q = mpf_to_fraction(u) - (V - vp) / 2 + drift  # B(V) + V_pure/2 + drift, B(V) = u - V/2 rounded up
+            out[f] = certified(lambda c, q: q, (q,), "upper", dps)
         return out
+
+    @staticmethod
+    def _drift(runs) -> tuple:
+        """(V_pure, drift) of a run-length history: exact sum of eps^2 over delta = 0 steps and the rounded-up
+        sum of count * pdp_drift(eps, delta) over delta > 0 steps (``INF_DRIFT`` if a step has delta (1 + e^-eps) >= 1)."""
+        vp, dr = Fraction(0), Fraction(0)
+        for e, d, cnt in runs:
+            if d == 0:
+                vp += cnt * e * e
+                continue
+            try:
+                dr += cnt * mpf_to_fraction(pdp_drift(e, d, dps=30))
+            except ValueError:
+                return vp, INF_DRIFT
+        return vp, dr
 
     def bounds(self, *, dps: int = DEFAULT_DPS) -> dict:
         """whitehouse2022 Theorem 2: certified upper bounds u_n on the privacy loss after the n recorded steps.
@@ -758,7 +793,9 @@ class Odometer(_Accountant):
         """
         with self._lock:
             V, S = self._V, self._delta_spent
-        return self._bounds_at(V, S, dps)
+            runs = [tuple(r) for r in self._runs]
+        vp, dr = self._drift(runs) if S > 0 else (V, None)
+        return self._bounds_at(V, S, dps, dr, vp)
 
     def bounds_history(self, *, dps: int = 20) -> list[dict]:
         """whitehouse2022 Theorem 2: ``[bounds after step 1, ..., bounds after step n]`` (recomputed; O(n) certified evaluations).
@@ -767,8 +804,14 @@ class Odometer(_Accountant):
         """
         hist = self.history
         out, V, S = [], Fraction(0), Fraction(0)
+        vp, dr = Fraction(0), Fraction(0)
         for k, (e, d) in enumerate(hist, 1):
             V += e * e
             S += d
-            out.append({"n": k, "V": V, **self._bounds_at(V, S, dps)})
+            if d == 0:
+                vp += e * e
+            elif dr != INF_DRIFT:
+                v2, d2 = self._drift([(e, d, 1)])
+                dr = INF_DRIFT if d2 == INF_DRIFT else dr + d2
+            out.append({"n": k, "V": V, **self._bounds_at(V, S, dps, dr if S > 0 else None, vp)})
         return out

@@ -295,7 +295,7 @@ def _cheu_max(c, e, d1):
 
 @register("balle2020_thm3_2_delta0_max", paper=B, result="Theorems 3.2, 4.1, 4.3, 5.1 ((eps0, delta0) clause)", direction="lower",
           summary="Largest delta0 for which an (eps0, delta0)-DP randomizer is within total variation delta1 of an 8 eps0-DP one: (1-e^-eps0) delta1 / (4 e^eps0 (2 + ln(2/delta1)/ln(1/(1-e^-5eps0))))",
-          params=(_eps0, _delta1), provenance="published statement",
+          params=(_eps0, _delta1), provenance="recalled statement (unverified)", validity="unverified",
           note="UNVERIFIED RECOLLECTION of the conversion lemma of Cheu, Smith, Ullman, Zeber, Zhilyaev 2019 (the seed's reference [12]) that the paper uses for (eps0, delta0)-DP randomizers; the seed strips the condition. No paper key exists for Cheu et al.; the lead should verify it against the published text.")
 def cheu_delta0_max(eps0, delta1, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """(eps0, delta0) clause of Theorems 3.2/4.1/4.3/5.1 (balle2020; Cheu et al. 2019 conversion): the largest admissible delta0.
@@ -805,7 +805,7 @@ def thm5_1_approx_delta(eps0, delta0, n, delta, delta1, *, dps: int = DEFAULT_DP
           params=(Param("eps0", Domain.interval(0, Fraction(1, 2)), default="0.25", doc="eps0 in (0, 1/2)"),
                   Param("n", Domain.integers_from(1000), kind="integer", default="10000", doc="n >= 1000"),
                   Param("delta", Domain.interval(0, Fraction(1, 100)), default="1e-6", doc="delta in (0, 1/100)")),
-          provenance="published statement",
+          provenance="recalled statement (unverified)", validity="unverified",
           note="Quoted by balle2020 Section 5 ('For comparison, the guarantee in [19, Theorem 7] in the case [eps0 < 1/2] results in [..]', stripped) and plotted in Figure 2. The form 12 eps0 sqrt(log(1/delta)/n) and the regime (eps0 < 1/2, n >= 1000, delta < 1/100) are UNVERIFIED RECOLLECTIONS of Erlingsson et al. 2019; the regime is enforced (refusing is the safe side). Checked not to be violated by the exact shuffled randomized response at n = 1000.")
 def erlingsson2019_thm7_eps(eps0, n, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """erlingsson2019 Theorem 7 (as quoted in balle2020 Section 5): ``12 eps0 sqrt(log(1/delta)/n)``.

@@ -297,6 +297,10 @@ _eps_p = Param("eps", P, default="1", doc="epsilon > 0")
 _delta_cu = Param("delta", CU, default="1e-6", doc="delta in [0, 1]")
 
 
+_LEM35_RESTRICT = ("every round (eps_i, 0)-DP (delta_i = 0), so that the loss of the adversary's real view is "
+                   "bounded like that of randomized response; with delta_i > 0 the loss bound fails (errata R16-LEM3-5-LOSS)")
+
+
 @register("rogers2016_lem2_3_pdp_to_dp_eps", paper=R16, result="Lemma 2.3 (first claim)", direction="exact",
           summary="(eps, delta)-point-wise indistinguishable implies (eps, delta)-indistinguishable: the epsilon eps",
           params=(Param("eps", NN, default="1", doc="epsilon >= 0"),),
@@ -325,15 +329,15 @@ def dp_to_pdp_eps(eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     return certified(lambda c, e: 2 * e, (e,), "upper", dps)
 
 
-@register("rogers2016_lem2_3_dp_to_pdp_delta_as_printed", paper=R16, result="Lemma 2.3 (second claim)", direction="upper",
+@register("rogers2016_lem2_3_dp_to_pdp_delta_as_printed", paper=R16, result="Lemma 2.3 (second claim)", direction="exact",
           summary="Printed point-wise delta 2 delta/e^eps; FALSE for every eps > 0 (errata R16-LEM2-3-PDP)",
           params=(_eps_p, _delta_cu), provenance="as printed",
-          note="Refuted by an exact two-point law (proofs/errata_rogers2016.py); the true worst case is delta (e^2eps + 1)/(e^eps (e^eps - 1)).")
+          note="Refuted by an exact two-point law (proofs/errata_rogers2016.py); the true worst case is delta (e^2eps + 1)/(e^eps (e^eps - 1)).", validity="false as printed", erratum="R16-LEM2-3-PDP")
 def dp_to_pdp_delta_as_printed(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """rogers2016 Lemma 2.3 as printed: ``2 delta / e^eps`` (rounded up).  Not a valid conversion; see errata R16-LEM2-3-PDP."""
+    """rogers2016 Lemma 2.3 as printed: ``2 delta / e^eps`` (rounded to nearest).  False as printed, not a bound; see errata R16-LEM2-3-PDP."""
     e = check("eps", eps, P)
     d = check("delta", delta, CU)
-    return certified(lambda c, e, d: 2 * d * c.exp(-e), (e, d), "upper", dps)
+    return certified(lambda c, e, d: 2 * d * c.exp(-e), (e, d), "exact", dps)
 
 
 @register("rogers2016_lem2_3_dp_to_pdp_delta", paper=R16, result="Lemma 2.3 (second claim, corrected)", direction="upper",
@@ -544,7 +548,7 @@ _dpg = Param("delta_prime_g", Domain.nonnegative(), default="1e-6", doc="budget 
 @register("rogers2016_thm3_6_odometer", paper=R16, result="Theorem 3.6 (odometer)", direction="upper",
           summary="Basic odometer: inf if sum delta_i > delta'_g, else sum eps_i (valid with failure delta'_g)",
           params=(_epsseq, _deltaseq, _dpg),
-          note="Lemma 3.5 applied to the pure odometer sum eps_i, whose failure probability is 0.")
+          note="Lemma 3.5 applied to the pure odometer sum eps_i, whose failure probability is 0.", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
 def basic_odometer(eps: Sequence, delta: Sequence, delta_prime_g, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Theorem 3.6 (odometer): ``inf`` if sum_i delta_i > delta'_g, else ``sum_i eps_i`` (rounded up).
 
@@ -1135,7 +1139,7 @@ class OdometerSpec:
 @register("rogers2016_lem6_4", paper=R16, result="Lemma 6.4", direction="upper",
           summary="Odometer for a fixed beta: inf if sum delta_i > delta_g/2, else sum eps(e^eps - 1)/2 + sqrt(2(V + beta)(1 + log(V/beta + 1)/2) log(2/delta_g))",
           params=(_epsseq, _deltaseq, _deltag, _beta),
-          note="Theorem 4.3 at delta_g/2 with U^2 = 4V, plus Lemma 4.4 and Lemma 3.5 (delta'_g = delta_g/2).")
+          note="Theorem 4.3 at delta_g/2 with U^2 = 4V, plus Lemma 4.4 and Lemma 3.5 (delta'_g = delta_g/2).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
 def lemma6_4_odometer(eps: Sequence, delta: Sequence, delta_g, beta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Lemma 6.4: the odometer for a beta fixed in advance, rounded up (``inf`` past the delta budget).
 
@@ -1155,7 +1159,7 @@ _gamma = Param("gamma", U, default="1e-8", doc="granularity gamma in (0, 1)")
           params=(_epsseq, _deltaseq, _deltag, _n), provenance="corrected",
           note="The proof unions Lemma 6.4 over a doubling grid of beta in [1/n^2, 1]; the smallest such grid has "
                "ceil(log2 n^2) points (the printed D_n has one more), so Theorem 4.3 must be applied at "
-               "delta_g/(2 ceil(log2 n^2)). Equal to the printed form when n is a power of 2 (errata R16-THM6-5-UNION).")
+               "delta_g/(2 ceil(log2 n^2)). Equal to the printed form when n is a power of 2 (errata R16-THM6-5-UNION).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
 def advanced_odometer(eps: Sequence, delta: Sequence, delta_g, n, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Theorem 6.5 (advanced privacy odometer), union bound corrected; rounded up.
 
@@ -1172,7 +1176,7 @@ def advanced_odometer(eps: Sequence, delta: Sequence, delta_g, n, *, dps: int = 
 @register("rogers2016_thm6_5_as_printed", paper=R16, result="Theorem 6.5", equation="(17)-(18)", direction="upper",
           summary="Advanced odometer, eqs. (17)/(18) as printed (F = log(4 log2(n)/delta_g))",
           params=(_epsseq, _deltaseq, _deltag, _n), provenance="as printed",
-          note="Its proof's union bound is short by one grid point unless n is a power of 2 (errata R16-THM6-5-UNION).")
+          note="Its proof's union bound is short by one grid point unless n is a power of 2 (errata R16-THM6-5-UNION).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
 def advanced_odometer_as_printed(eps: Sequence, delta: Sequence, delta_g, n, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Theorem 6.5, eqs. (17)/(18) exactly as printed, rounded up (``inf`` if sum delta_i > delta_g/2)."""
     return OdometerSpec("thm6_5_as_printed", delta_g=delta_g, n=n).odometer()(eps, delta, dps=dps)
@@ -1181,7 +1185,7 @@ def advanced_odometer_as_printed(eps: Sequence, delta: Sequence, delta_g, n, *, 
 @register("rogers2016_thm6_5_granular", paper=R16, result="Theorem 6.5 (granularity remark)", direction="upper",
           summary="Advanced odometer with granularity gamma in place of 1/n^2 (corrected union bound: F = log(2 max(1, ceil(log2(1/gamma)))/delta_g))",
           params=(_epsseq, _deltaseq, _deltag, _gamma), provenance="corrected",
-          note="The remark after the proof: replace 1/n^2 by gamma and log2(n^2) by log2(1/gamma).")
+          note="The remark after the proof: replace 1/n^2 by gamma and log2(n^2) by log2(1/gamma).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
 def advanced_odometer_granular(eps: Sequence, delta: Sequence, delta_g, gamma, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Theorem 6.5, granularity remark (corrected): eqs. (17)/(18) with 1/n^2 -> gamma; rounded up.
 
@@ -1195,7 +1199,7 @@ def advanced_odometer_granular(eps: Sequence, delta: Sequence, delta_g, gamma, *
           summary="Granular advanced odometer as printed: F = log(2 log2(1/gamma)/delta_g)",
           params=(_epsseq, _deltaseq, _deltag, Param("gamma", Domain.interval(0, Fraction(1, 2), False, True), default="1e-8",
                                                       doc="granularity gamma in (0, 1/2]")),
-          provenance="as printed")
+          provenance="as printed", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
 def advanced_odometer_granular_as_printed(eps: Sequence, delta: Sequence, delta_g, gamma, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Theorem 6.5, granularity remark as printed (log2(n^2) -> log2(1/gamma)), rounded up.
 

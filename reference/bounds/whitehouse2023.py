@@ -248,41 +248,59 @@ def dp_to_pdp_eps(eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     return certified(lambda c, e: 2 * e, (e,), "upper", dps)
 
 
-@register("whitehouse2022_lem1_dp_to_pdp_delta", paper=W22, result="Lemma 1", direction="upper",
-          summary="(eps, delta)-DP implies (2 eps, 2 delta/(eps e^eps))-pDP: the delta (as printed)",
-          params=(_eps, Param("delta", Domain.closed_unit(), default="1e-6", doc="delta of the (eps, delta)-DP step, in [0, 1]")))
-@register("whitehouse2023_lem2_dp_to_pdp_delta", paper=W23, result="Lemma 2", direction="upper",
-          summary="DP -> pDP conversion delta 2 delta/(eps e^eps) (ICML numbering)",
-          params=(_eps, Param("delta", Domain.closed_unit(), default="1e-6", doc="delta of the (eps, delta)-DP step, in [0, 1]")))
-def dp_to_pdp_delta(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Lemma 1 (whitehouse2022, Kasiviswanathan-Smith 2014), converse: pDP delta ``2 delta/(eps e^eps)``.
+_delta_dp = Param("delta", Domain.closed_unit(), default="1e-6", doc="delta of the (eps, delta)-DP step, in [0, 1]")
+_W22_LEM1_RESTRICT = ("false for every eps > 0: a two-tailed (eps, delta)-DP law has P(|L| > 2 eps) up to "
+                      "delta (e^{2 eps} + 1)/(e^eps (e^eps - 1)) > 2 delta/(eps e^eps) (errata W22-LEM1-DP-TO-PDP)")
 
-    Rounded up.  Preconditions: eps > 0, delta in [0, 1].  The value may exceed 1
-    (then the conversion is vacuous).
+
+@register("whitehouse2022_lem1_dp_to_pdp_delta", paper=W22, result="Lemma 1", direction="exact",
+          summary="(eps, delta)-DP implies (2 eps, 2 delta/(eps e^eps))-pDP: the delta as printed (FALSE for every eps > 0)",
+          params=(_eps, _delta_dp), validity="false as printed", erratum="W22-LEM1-DP-TO-PDP",
+          note="Not a bound: the value of the printed formula, rounded to nearest. " + _W22_LEM1_RESTRICT + ". "
+               "The valid conversion is whitehouse2022_lem1_dp_to_pdp_delta_corrected.")
+@register("whitehouse2023_lem2_dp_to_pdp_delta", paper=W23, result="Lemma 2", direction="exact",
+          summary="DP -> pDP conversion delta 2 delta/(eps e^eps) as printed (ICML numbering; FALSE for every eps > 0)",
+          params=(_eps, _delta_dp), validity="false as printed", erratum="W22-LEM1-DP-TO-PDP",
+          note="Not a bound (see whitehouse2022_lem1_dp_to_pdp_delta).")
+def dp_to_pdp_delta_as_printed(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+    """Lemma 1 (whitehouse2022) = Lemma 2 (whitehouse2023), converse, AS PRINTED: ``2 delta/(eps e^eps)``.
+
+    **False for every eps > 0** (errata W22-LEM1-DP-TO-PDP): not a bound, the value of the
+    printed formula rounded to nearest.  The sharp value of ``sup P(|L| > 2 eps)`` over
+    (eps, delta)-DP pairs is :func:`dp_to_pdp_delta`, and ``eps (e^{2 eps} + 1) > 2 (e^eps - 1)``
+    for every eps > 0 (the difference vanishes at 0 and has derivative
+    ``(e^eps - 1)^2 + 2 eps e^{2 eps} > 0``).  Preconditions: eps > 0, delta in [0, 1].
     """
     e = check("eps", eps, P)
     d = check("delta", delta, Domain.closed_unit())
-    return certified(lambda c, e, d: 2 * d / (e * c.exp(e)), (e, d), "upper", dps)
+    return certified(lambda c, e, d: 2 * d / (e * c.exp(e)), (e, d), "exact", dps)
 
 
 @register("whitehouse2022_lem1_dp_to_pdp_delta_corrected", paper=W22, result="Lemma 1 (corrected)", direction="upper",
-          summary="Corrected DP -> pDP delta: delta/(1 - e^-eps) + delta/(e^eps (e^eps - 1)) (the printed 2 delta/(eps e^eps) is false for eps > 0.469)",
-          params=(_eps, Param("delta", Domain.closed_unit(), default="1e-6", doc="delta of the (eps, delta)-DP step, in [0, 1]")),
-          provenance="corrected",
-          note="See errata W22-LEM1-DP-TO-PDP. Upper tail: P(L > 2eps) <= delta/(1 - e^-eps); lower tail: P(L < -2eps) <= delta/(e^eps (e^eps - 1)).")
-def dp_to_pdp_delta_corrected(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Lemma 1 (whitehouse2022), corrected converse: (eps, delta)-DP implies (2 eps, delta*)-pDP, rounded up.
+          summary="Corrected DP -> pDP delta: delta/(1 - e^-eps) + delta/(e^eps (e^eps - 1)) (sharp; the printed 2 delta/(eps e^eps) is false for every eps > 0)",
+          params=(_eps, _delta_dp), provenance="corrected",
+          note="See errata W22-LEM1-DP-TO-PDP. Upper tail: P(L > 2eps) <= delta/(1 - e^-eps); lower tail: "
+               "P(L < -2eps) <= delta/(e^eps (e^eps - 1)); both are approached at once by one law (the falsifier's "
+               "threshold split of randomized response), so the sum is sharp.")
+def dp_to_pdp_delta(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+    """Lemma 1 (whitehouse2022) = Lemma 2 (whitehouse2023), corrected converse: (eps, delta)-DP implies (2 eps, delta*)-pDP, rounded up.
 
     ``delta* = delta/(1 - e^-eps) + delta/(e^eps (e^eps - 1))``.  Derivation: on
     S = {L > 2 eps}, P(S) <= e^eps Q(S) + delta and Q(S) < e^-2eps P(S) give
     P(S) <= delta/(1 - e^-eps); on T = {L < -2 eps}, Q(T) <= e^eps P(T) + delta and
-    Q(T) > e^2eps P(T) give P(T) <= delta/(e^eps (e^eps - 1)).  The upper-tail term
-    is approached by a two-point mechanism, so the printed 2 delta/(eps e^eps)
-    (errata W22-LEM1-DP-TO-PDP) fails for eps > 0.469.  Preconditions: eps > 0, delta in [0, 1].
+    Q(T) > e^2eps P(T) give P(T) <= delta/(e^eps (e^eps - 1)).  Both tails are approached at
+    once by a single (eps, delta)-DP law, so the printed 2 delta/(eps e^eps) (errata
+    W22-LEM1-DP-TO-PDP, :func:`dp_to_pdp_delta_as_printed`) fails for every eps > 0.
+    Same meaning as :func:`reference.bounds.rogers2016.dp_to_pdp_delta`.
+    Preconditions: eps > 0, delta in [0, 1].
     """
     e = check("eps", eps, P)
     d = check("delta", delta, Domain.closed_unit())
     return certified(lambda c, e, d: d / (1 - c.exp(-e)) + d / (c.exp(e) * (c.exp(e) - 1)), (e, d), "upper", dps)
+
+
+#: Deprecated name of :func:`dp_to_pdp_delta` (the corrected conversion); one name, one meaning.
+dp_to_pdp_delta_corrected = dp_to_pdp_delta
 
 
 @register("whitehouse2023_lem1_dp_to_zcdp_rho", paper=W23, result="Lemma 1", direction="upper",
@@ -632,12 +650,16 @@ def stitching_boundary(V, m, delta, eta, s, *, dps: int = DEFAULT_DPS) -> mpmath
 # Theorem 2 (v2022) = Theorem 3 (v2023): the three odometers (as functions of V)
 # ===========================================================================
 
+_THM2_RESTRICT = ("every step (eps_n, 0)-pDP (delta_n = 0). For delta_n > 0 the V/2 drift term must be replaced by "
+                  "sum_m pdp_drift(eps_m, delta_m) (whitehouse2022_thm2_pdp_drift), as the shipped Odometer does; "
+                  "as printed it fails (errata W22-THM2-DELTA)")
+
 @register("whitehouse2022_thm2_filter", paper=W22, result="Theorem 2 (filter odometer)", direction="upper",
           summary="Filter odometer sqrt(2 y* L)/2 + sqrt(2L)/(2 sqrt(y*)) V + V/2 with the corrected y*",
-          params=(_V, _eps, _dp), provenance="corrected",
+          params=(_V, _eps, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, provenance="corrected",
           note="Uses the corrected y* (errata W22-EQ6-YSTAR); equals eps at V = y*. Infinite for n > N (handled by reference.accountants.whitehouse2023.Odometer).")
 @register("whitehouse2023_thm3_filter", paper=W23, result="Theorem 3 (filter odometer)", direction="upper",
-          summary="Filter odometer with the corrected y* (ICML numbering)", params=(_V, _eps, _dp), provenance="corrected")
+          summary="Filter odometer with the corrected y* (ICML numbering)", params=(_V, _eps, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, provenance="corrected")
 def filter_odometer(V, eps, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Theorem 2 (whitehouse2022), filter odometer: ``sqrt(2 y* L)/2 + sqrt(2L) V/(2 sqrt(y*)) + V/2``, rounded up.
 
@@ -660,7 +682,7 @@ def filter_odometer(V, eps, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mp
 
 @register("whitehouse2022_thm2_filter_as_printed", paper=W22, result="Theorem 2 (filter odometer)", direction="upper",
           summary="Filter odometer with y* exactly as printed (valid, but tangent near eps/2 instead of eps)",
-          params=(_V, _eps, _dp), provenance="as printed")
+          params=(_V, _eps, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, provenance="as printed")
 def filter_odometer_as_printed(V, eps, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Theorem 2 (whitehouse2022) filter odometer with the printed y* (errata W22-EQ6-YSTAR). Rounded up.
 
@@ -679,9 +701,9 @@ def filter_odometer_as_printed(V, eps, delta_prime, *, dps: int = DEFAULT_DPS) -
 
 
 @register("whitehouse2022_thm2_mixture", paper=W22, result="Theorem 2 (mixture odometer)", direction="upper",
-          summary="Mixture odometer sqrt(2 log(sqrt((V + rho)/rho)/delta') (rho + V)) + V/2", params=(_V, _rhomix, _dp))
+          summary="Mixture odometer sqrt(2 log(sqrt((V + rho)/rho)/delta') (rho + V)) + V/2", params=(_V, _rhomix, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT)
 @register("whitehouse2023_thm3_mixture", paper=W23, result="Theorem 3 (mixture odometer)", direction="upper",
-          summary="Mixture odometer (ICML numbering; tuning parameter gamma)", params=(_V, _rhomix, _dp))
+          summary="Mixture odometer (ICML numbering; tuning parameter gamma)", params=(_V, _rhomix, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT)
 def mixture_odometer(V, rho, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Theorem 2 (whitehouse2022), mixture odometer: Theorem 4's boundary at delta' plus V/2, rounded up."""
     v, r, dp = check("V", V, NN), check("rho", rho, P), check("delta_prime", delta_prime, U)
@@ -690,15 +712,60 @@ def mixture_odometer(V, rho, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.m
 
 @register("whitehouse2022_thm2_stitched", paper=W22, result="Theorem 2 (stitched odometer)", direction="upper",
           summary="Stitched odometer 1.7 sqrt(V (log log(2V/v0) + 0.72 log(5.2/delta'))) + V/2 for V >= v0 (inf before)",
-          params=(_V, _v0, _dp))
+          params=(_V, _v0, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT)
 @register("whitehouse2023_thm3_stitched", paper=W23, result="Theorem 3 (stitched odometer)", direction="upper",
-          summary="Stitched odometer (ICML numbering)", params=(_V, _v0, _dp))
+          summary="Stitched odometer (ICML numbering)", params=(_V, _v0, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT)
 def stitched_odometer(V, v0, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Theorem 2 (whitehouse2022), stitched odometer: Theorem 5's boundary at delta' plus V/2; ``inf`` if V < v0. Rounded up."""
     v, m, dp = check("V", V, NN), check("v0", v0, P), check("delta_prime", delta_prime, U)
     if v < m:
         return INF
     return certified(lambda c, v, m, d: _stitched(c, v, m, d) + v / 2, (v, m, dp), "upper", dps)
+
+
+@register("whitehouse2022_thm2_pdp_drift", paper=W22, result="Theorem 2 (delta_n > 0: drift of one pDP step on its good event)",
+          direction="upper",
+          summary="Drift bound of one (eps, delta)-pDP step, killed at its first bad outcome: e~ tanh(e~/2) + l with "
+                  "l = log(1/(1 - delta (1 + e^-eps))), e~ = eps + l; equals eps tanh(eps/2) at delta = 0",
+          params=(Param("eps", NN, default="0.1", doc="pDP epsilon of the step, eps >= 0"),
+                  Param("delta", Domain.unit_nonneg(), default="0.01",
+                        doc="pDP delta of the step, with delta (1 + e^-eps) < 1 (checked exactly)")),
+          provenance="derived",
+          note="Replaces the eps_n^2/2 drift that Theorem 2's 'delta_n = 0 analysis' uses and that pDP with delta_n > 0 does not give "
+               "(errata W22-THM2-DELTA). Derivation in the docstring; checked exactly against every pDP candidate law of the "
+               "falsifier (proofs/test_whitehouse2022_thm2_delta.py).")
+def pdp_drift(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+    """Upper bound on ``E_P[L 1_G]`` for one (eps, delta)-pDP step, G = {|L| <= eps} (derived; rounded up).
+
+    Source: the corrected delta_n > 0 case of whitehouse2022 Theorem 2 / whitehouse2023 Theorem 3
+    (errata W22-THM2-DELTA): the printed proof reuses E[L_n | F] <= eps_n^2/2, which fails for
+    pDP with delta_n > 0 (a step whose loss is log(1/(1 - delta)) with probability one is
+    (eps, delta)-pDP for delta <= 1 - e^-eps).
+
+    Derivation.  Let a = P(G) >= 1 - delta and b = Q(G).  Off G, Q puts mass < e^-eps P(L > eps)
+    <= e^-eps delta on {L > eps} and <= delta on {L < -eps} (the pDP condition for the swapped
+    pair), so b >= 1 - delta (1 + e^-eps) =: 1 - c.  With p~ = P(.|G), q~ = Q(.|G):
+    ``E_P[L 1_G] = a KL(p~ || q~) + a log(a/b) <= KL(p~ || q~) + log(1/(1 - c))``, and
+    |log(p~/q~)| <= eps + log(b/a)^{+-} <= eps + l, l = log(1/(1 - c)), so KL <= e~ tanh(e~/2)
+    (the bound of whitehouse2022 Lemma 6 for pairs with |log ratio| <= e~).  Hence
+    ``d(eps, delta) = e~ tanh(e~/2) + l``.  The step's loss killed at its first bad outcome lies in
+    [-eps, eps], so its centred increments stay eps^2-sub-Gaussian (Hoeffding) and Theorems 3-5
+    apply to it with V unchanged; the bad outcomes cost sum delta_m <= delta''.
+
+    Preconditions: eps >= 0, delta in [0, 1) with delta (1 + e^-eps) < 1 (exact test; else
+    ``ValueError``).  Guarantee: the returned value is >= d(eps, delta) (rounded up).
+    """
+    e = check("eps", eps, NN)
+    d = check("delta", delta, Domain.unit_nonneg())
+    if d > 0 and compare_exp_rational(-e, (1 - d) / d) >= 0:  # d (1 + e^-e) >= 1  <=>  e^-e >= (1 - d)/d
+        raise ValueError(f"delta must satisfy delta (1 + e^-eps) < 1, found eps={eps!r}, delta={delta!r}")
+
+    def f(c, e, d):
+        ell = -c.log(1 - d * (1 + c.exp(-e)))
+        et = e + ell
+        return et * (1 - 2 / (c.exp(et) + 1)) + ell  # tanh(x/2) = 1 - 2/(e^x + 1)
+
+    return certified(f, (e, d), "upper", dps)
 
 
 # ===========================================================================
@@ -724,12 +791,16 @@ def _log2(c, x):
     return c.log(x) / c.log(2)
 
 
-@register("whitehouse2022_lem4", paper=W22, result="Lemma 4 (Rogers et al. Theorem 6.5, as quoted)", direction="upper",
+@register("whitehouse2022_lem4", paper=W22, result="Lemma 4 (Rogers et al. Theorem 6.5, as quoted)", direction="exact",
           summary="Rogers et al. odometer as printed in whitehouse2022 (V/2 inside the square roots)",
-          params=(_V, _dpR, _nx), provenance="as printed",
+          params=(_V, _dpR, _nx), provenance="as printed", validity="false as printed", erratum="W22-LEM4-QUOTE",
           note="Parenthesisation differs from whitehouse2023 Lemma 3, and both differ from Rogers et al. (2016) Theorem 6.5 (eqs. (17)-(18)); see errata.")
 def rogers_odometer_quoted_2022(V, delta_prime, n_records, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Lemma 4 (whitehouse2022) exactly as printed, rounded up.
+    """Lemma 4 (whitehouse2022) exactly as printed, rounded to nearest: NOT a valid odometer (errata W22-LEM4-QUOTE).
+
+    On non-adaptive randomized-response steps with a small |x| and a small delta' its crossing
+    probability exceeds delta' by orders of magnitude (``fullyadaptive falsify W22-LEM4-QUOTED``);
+    kept only to reproduce the paper's comparison curves.
 
     For V in [1/|x|^2, 1]: ``sqrt(2V(log(110e) + 2 log(log|x|/delta')) + V/2)``;
     otherwise ``sqrt(2(1/|x|^2 + V)(1 + 1/2 log(1 + |x|^2 V) loglog(4 log2(|x|)/delta') + V/2))``.
@@ -741,15 +812,18 @@ def rogers_odometer_quoted_2022(V, delta_prime, n_records, *, dps: int = DEFAULT
         f = lambda c, v, dp, n: c.sqrt(2 * v * (c.log(110) + 1 + 2 * c.log(c.log(n) / dp)) + v / 2)
     else:
         f = lambda c, v, dp, n: c.sqrt(2 * (1 / (n * n) + v) * (1 + c.log(1 + n * n * v) / 2 * c.log(c.log(4 * _log2(c, n) / dp)) + v / 2))
-    return certified(f, (v, dp, n), "upper", dps)
+    return certified(f, (v, dp, n), "exact", dps)
 
 
-@register("whitehouse2023_lem3", paper=W23, result="Lemma 3 (Rogers et al. Theorem 6.5, as quoted)", direction="upper",
+@register("whitehouse2023_lem3", paper=W23, result="Lemma 3 (Rogers et al. Theorem 6.5, as quoted)", direction="exact",
           summary="Rogers et al. odometer as printed in whitehouse2023 (V/2 outside the square roots)",
-          params=(_V, _dpR, _nx), provenance="as printed",
+          params=(_V, _dpR, _nx), provenance="as printed", validity="false as printed", erratum="W22-LEM4-QUOTE",
           note="See errata: the quote differs from Rogers et al. (2016) Theorem 6.5.")
 def rogers_odometer_quoted_2023(V, delta_prime, n_records, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Lemma 3 (whitehouse2023) exactly as printed, rounded up.
+    """Lemma 3 (whitehouse2023) exactly as printed, rounded to nearest: NOT a valid odometer (errata W22-LEM4-QUOTE).
+
+    ``fullyadaptive falsify W23-LEM3-QUOTED`` gives a certified counterexample; kept only for the
+    paper's comparison curves.
 
     For V in [1/|x|^2, 1]: ``sqrt(2V(log(110e) + 2 log(log|x|/delta'))) + V/2``;
     otherwise ``sqrt(2(1/|x|^2 + V)(1 + 1/2 log(1 + |x|^2 V)) loglog(4 log2(|x|)/delta')) + V/2``.
@@ -760,7 +834,7 @@ def rogers_odometer_quoted_2023(V, delta_prime, n_records, *, dps: int = DEFAULT
         f = lambda c, v, dp, n: c.sqrt(2 * v * (c.log(110) + 1 + 2 * c.log(c.log(n) / dp))) + v / 2
     else:
         f = lambda c, v, dp, n: c.sqrt(2 * (1 / (n * n) + v) * (1 + c.log(1 + n * n * v) / 2) * c.log(c.log(4 * _log2(c, n) / dp))) + v / 2
-    return certified(f, (v, dp, n), "upper", dps)
+    return certified(f, (v, dp, n), "exact", dps)
 
 
 # ===========================================================================

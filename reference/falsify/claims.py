@@ -179,6 +179,17 @@ def _w22_thm2_probes(deep):
                   16 if not deep else 30, label=n) for n, f in fams]
 
 
+def _w22_thm2_corrected_probes(deep):
+    """The shipped :class:`Odometer` (drift term pdp_drift for delta_n > 0 steps) on the same pDP laws."""
+    dp_, ds = F(3, 10), F(3, 5)
+    cfgs = [("filter", {"eps_target": 1}), ("mixture", {"rho": F(1, 100)}), ("stitched", {"v0": F(1, 100)})]
+    steps = [(F(1, 20), F(9, 200)), (F(1, 10), F(9, 100)), (F(1, 4), F(1, 20))]
+    if deep:
+        steps += [(F(1, 40), F(9, 400)), (F(1, 5), F(9, 50)), (F(1, 2), F(1, 10))]
+    return [Probe(lambda fam=fam, cfg=cfg: WhitehouseOdometer(fam, dp_, ds, **cfg), steps, "pdp", 12 if not deep else 24,
+                  pairs=deep, max_laws=6, label=fam) for fam, cfg in cfgs]
+
+
 def _w22_thm2_pure_probes(deep):
     """Theorem 2's odometers with delta_n = 0: the shipped :class:`Odometer` families on pure eps-DP laws."""
     cfgs = [("filter", {"eps_target": 1}), ("mixture", {"rho": F(1, 2)}), ("stitched", {"v0": F(1, 100)})]
@@ -272,6 +283,10 @@ CLAIMS: list[Claim] = [
           ("whitehouse2022_thm2_filter", "whitehouse2022_thm2_mixture", "whitehouse2022_thm2_stitched",
            "whitehouse2023_thm3_filter", "whitehouse2023_thm3_mixture", "whitehouse2023_thm3_stitched"),
           "pure", "loss_tail", "valid", _w22_thm2_pure_probes),
+    Claim("W22-THM2-DELTA-CORRECTED", "the shipped Odometer: Theorem 2's boundaries plus the pDP drift sum_m pdp_drift(eps_m, delta_m) "
+          "for delta_m > 0 steps (eps_m^2/2 for delta_m = 0) is a (delta' + delta'')-odometer for (eps_n, delta_n)-pDP steps",
+          "whitehouse2022 Theorem 2 = whitehouse2023 Theorem 3, delta_n > 0 corrected (derived)",
+          ("whitehouse2022_thm2_pdp_drift",), "pdp", "loss_tail", "valid", _w22_thm2_corrected_probes),
     Claim("W22-LEM1-CORRECTED", "(eps, delta)-DP implies (2 eps, delta/(1-e^-eps) + delta/(e^eps(e^eps-1)))-pDP",
           "whitehouse2022 Lemma 1 / whitehouse2023 Lemma 2 / rogers2016 Lemma 2.3 (corrected)",
           ("whitehouse2022_lem1_dp_to_pdp_delta_corrected", "rogers2016_lem2_3_dp_to_pdp_delta"),

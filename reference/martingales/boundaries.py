@@ -170,14 +170,13 @@ def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: boo
     rounded up to 12 digits (claim ``exp(-b^2/(2a)) <= delta``); mixtures with
     ``rho = V_ref/10``; stitching with ``v0 = V_ref/100``; the filter odometer with
     the target eps of ``y* = V_ref/2`` rounded up to 6 digits; the Rogers et al.
-    odometers with ``|x| = n_records``, valid for ``delta <= 1/e``; the Renyi odometer on the
+    Theorem 6.5 (corrected) with ``n = n_records``, valid for ``delta <= 1/e`` (the odometer as quoted by whitehouse2022 Lemma 4 is false as printed and not checked); the Renyi odometer on the
     grid :data:`RENYI_ALPHAS` with ``R >= kappa V``, ``kappa`` = :func:`renyi_kappa` (``eps_max``):
     valid for adversaries whose steps have ``eps <= eps_max`` (default 1/5, the checker's 4 x 1/20); ``eps_max``
     also sets the Rogers control's mean-term bound ``k_U`` (:func:`rogers_mean_kappa`).
     """
     d = F(delta)
     Vr = F(V_ref)
-    L = -mpmath.log(mpmath.mpf(d.numerator) / d.denominator)
     out: list[Boundary] = []
 
     # Theorem 3 (v2022) = Theorem 4 (v2023): linear boundary b/2 + b V/(2a)
@@ -254,40 +253,8 @@ def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: boo
         iv=lambda c, V: stit(c, V) + iv_const(c, V) / 2, np=lambda xp, V: stit_np(xp, V) + V / 2,
         finite=lambda V, v0=v0: V >= v0, reference=lambda V, v0=v0, d=d: wh.stitched_odometer(V, v0, d)))
 
-    # Rogers et al. Theorem 6.5 as quoted (valid only for delta <= 1/e)
-    if d <= F(36787944117144232, 10 ** 17) and n_records >= 2:
-        n = int(n_records)
-        lo_v = F(1, n * n)
-        for year, fn in (("2022", wh.rogers_odometer_quoted_2022), ("2023", wh.rogers_odometer_quoted_2023)):
-            def rog(c, V, n=n, d=d, year=year, lo_v=lo_v):
-                VV, dd, nn = iv_const(c, V), iv_const(c, d), c.mpf(n)
-                log2n = c.log(nn) / c.log(2)
-                if lo_v <= V <= 1:
-                    if year == "2022":
-                        return c.sqrt(2 * VV * (c.log(110) + 1 + 2 * c.log(c.log(nn) / dd)) + VV / 2)
-                    return c.sqrt(2 * VV * (c.log(110) + 1 + 2 * c.log(c.log(nn) / dd))) + VV / 2
-                ll = c.log(c.log(4 * log2n / dd))
-                if year == "2022":
-                    return c.sqrt(2 * (1 / (nn * nn) + VV) * (1 + c.log(1 + nn * nn * VV) / 2 * ll + VV / 2))
-                return c.sqrt(2 * (1 / (nn * nn) + VV) * (1 + c.log(1 + nn * nn * VV) / 2) * ll) + VV / 2
-
-            def rog_np(xp, V, n=float(n), d=float(d), year=year, lo_v=float(lo_v)):
-                ll = math.log(math.log(4 * math.log2(n) / d))
-                c1 = math.log(110) + 1 + 2 * math.log(math.log(n) / d)
-                if year == "2022":
-                    in_rng = xp.sqrt(2 * V * c1 + V / 2)
-                    out_rng = xp.sqrt(2 * (1 / (n * n) + V) * (1 + xp.log1p(n * n * V) / 2 * ll + V / 2))
-                else:
-                    in_rng = xp.sqrt(2 * V * c1) + V / 2
-                    out_rng = xp.sqrt(2 * (1 / (n * n) + V) * (1 + xp.log1p(n * n * V) / 2) * ll) + V / 2
-                return xp.where((V >= lo_v) & (V <= 1.0), in_rng, out_rng)
-
-            out.append(Boundary(
-                f"whitehouse{year}_lem{4 if year == '2022' else 3}_rogers_odometer_as_quoted",
-                f"Rogers et al. Thm 6.5 odometer as quoted in whitehouse{year} (|x|={n})",
-                f"whitehouse{year} Lemma {4 if year == '2022' else 3} (rogers2016 Theorem 6.5, as printed)",
-                "L", True, d, {"n_records": n}, iv=rog, np=rog_np, as_printed=True,
-                reference=lambda V, fn=fn, d=d, n=n: fn(V, d, n)))
+    # Rogers et al. Theorem 6.5 *as quoted* in whitehouse2022 Lemma 4 / whitehouse2023 Lemma 3 is not a genuine
+    # boundary: it is false as printed (errata W22-LEM4-QUOTE; fullyadaptive falsify W22-LEM4-QUOTED).
 
 
     # rogers2016 Theorem 6.5, union bound corrected (reference.bounds.rogers2016.advanced_odometer), two-sided

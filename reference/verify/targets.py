@@ -116,12 +116,20 @@ class WhitehouseOdometer(Target):
     """whitehouse2022 Theorem 2 (whitehouse2023 Theorem 3): one family of the shipped :class:`Odometer`.
 
     ``family``: ``"filter"`` (needs eps_target), ``"mixture"`` (Theorem 4 boundary, needs rho),
-    ``"stitched"`` (Theorem 5 boundary, needs v0), ``"rogers_quoted"`` (whitehouse2023 Lemma 3, needs
-    n_records).  Bound: ``Odometer.bounds()[family]`` (rounded UP, the value a user sees) at the
-    engine's exact (V, delta spent).  Claim checked: ``P(exists n: L_n > u_n) <= delta' + delta''``.
+    ``"stitched"`` (Theorem 5 boundary, needs v0).  Bound: the shipped ``Odometer``'s bound (rounded UP,
+    the value a user sees) at the engine's exact state, including the pDP drift of the delta_n > 0
+    steps (errata W22-THM2-DELTA).  With ``stat == "V"`` the engine merges states of equal
+    (V, delta spent); the drift is then determined when the menu has at most one item with
+    delta > 0 (its count is delta spent / delta), which is the case for every verifier menu;
+    callers that pass ``counts`` (the falsifier) may use any menu.  Claim checked:
+    ``P(exists n: L_n > u_n) <= delta' + delta''``.  On randomized-response steps only (the
+    verifier's scope); the falsifier attacks the same object with general pDP laws.
     """
 
     kind, stat, supports_delta = "odometer", "V", True
+
+    def bind(self, menu):
+        self._positive = sorted({(e, d) for e, d in menu if d > 0})
 
     def __init__(self, family: str, delta_prime=Fraction(1, 10), delta_second=0, name=None, dps=20, **cfg):
         if family not in Odometer.FAMILIES:
@@ -136,8 +144,22 @@ class WhitehouseOdometer(Target):
 
     def bound(self, state):
         o = self.obj
-        o._V, o._delta_spent = state.V, state.delta_spent
-        return _bound_fraction(o.bounds(dps=self.dps)[self.family])
+        if state.delta_spent == 0:
+            return _bound_fraction(o._bounds_at(state.V, state.delta_spent, self.dps)[self.family])
+        if state.counts is not None:
+            runs = [(e, d, c) for (e, d), c in zip(state.menu, state.counts) if c]
+        elif len(self._positive) == 1:
+            e, d = self._positive[0]
+            k = state.delta_spent / d
+            if k.denominator != 1:
+                raise ValueError(f"delta spent {state.delta_spent} is not a multiple of the menu's delta {d}")
+            vp = state.V - int(k) * e * e
+            _, dr = Odometer._drift([(e, d, int(k))])
+            return _bound_fraction(o._bounds_at(state.V, state.delta_spent, self.dps, dr, vp)[self.family])
+        else:
+            raise ValueError(f"{self.name}: a menu with several delta > 0 items needs count tracking (pass counts)")
+        vp, dr = Odometer._drift(runs)
+        return _bound_fraction(o._bounds_at(state.V, state.delta_spent, self.dps, dr, vp)[self.family])
 
 
 class _RhoSumFilter(Target):
@@ -225,7 +247,7 @@ class RogersOdometer(Target):
     odometer's failure probability (delta'_g for the basic odometer, delta_g for Theorem 6.5).
     """
 
-    kind, stat, supports_delta, two_sided = "odometer", "counts", True, True
+    kind, stat, supports_delta, two_sided = "odometer", "counts", False, True  # delta_i > 0: errata R16-LEM3-5-LOSS
 
     def __init__(self, which: str, delta_g=Fraction(1, 10), n=200, name=None, dps=20):
         if which == "basic":
@@ -438,8 +460,6 @@ def _mk_targets() -> dict:
                                                                  name="W22_thm4_mixture_odometer"), F(1, 20), 300),
         "W22_thm5_stitched_odometer": (lambda: WhitehouseOdometer("stitched", F(1, 10), F(1, 100), v0=F(1, 100),
                                                                   name="W22_thm5_stitched_odometer"), F(1, 20), 300),
-        "W23_lem3_rogers_quoted_odometer": (lambda: WhitehouseOdometer("rogers_quoted", F(1, 10), F(1, 100), n_records=200,
-                                                                       name="W23_lem3_rogers_quoted_odometer"), F(1, 20), 300),
         "W22_thm7_zcdp_filter": (lambda: WhitehouseZCDPFilter(F(1, 10), F(1, 10)), F(1, 20), 200),
         "R16_basic_filter": (lambda: RogersFilter("basic", 1, F(1, 10)), F(1, 20), 200),
         "R16_advanced_filter": (lambda: RogersFilter("advanced", 1, F(1, 10)), F(1, 20), 200),
