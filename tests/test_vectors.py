@@ -1,0 +1,77 @@
+"""Golden vectors (reference/data/vectors): schema, packaging, and regeneration of a subset compared with the stored files.
+
+The files are written by ``python -m reference.profiles.vectors`` and never edited by hand; this
+test recomputes two cases per file (the first and one flagged edge / tiny-delta case, the huge-k
+ones left to the generator) and requires the stored strings to be reproduced exactly, so a
+change of any profile shows up here.  It also checks the directed rounding of each stored
+interval (lower <= upper, the doubles outside the decimals) and that grading a value just
+below a certified lower end reports it as anti-conservative.
+"""
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import pytest
+
+from reference.profiles import vectors as V
+
+NAMES = sorted(V.FILES)
+
+
+def _subset(name):
+    cases = V.CASES[name]
+    ids = [1]
+    for i, (_, flags) in enumerate(cases, start=1):
+        if i != 1 and "huge-k" not in flags and ({"edge", "tiny-delta"} & set(flags)):
+            ids.append(i)
+            break
+    return ids
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_schema(name):
+    jsonschema = pytest.importorskip("jsonschema")
+    stored = json.loads((V.ROOT / "schema.json").read_text())
+    assert stored == json.loads(V.dump(V.JSON_SCHEMA)), "schema.json is stale: run python -m reference.profiles.vectors"
+    doc = V.load(name)
+    jsonschema.validate(doc, V.JSON_SCHEMA)
+    assert doc["numberOfCases"] == len(doc["cases"]) == len(V.CASES[name])
+    assert [c["id"] for c in doc["cases"]] == list(range(1, len(doc["cases"]) + 1))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_stored_intervals_are_directed(name):
+    for c in V.load(name)["cases"]:
+        lo, hi = Fraction(c["lower"]), Fraction(c["upper"])
+        assert lo <= hi, c
+        assert Fraction(float.fromhex(c["lower_double"])) <= lo
+        if c["upper_double"] != "inf":
+            assert Fraction(float.fromhex(c["upper_double"])) >= hi
+        if c["exact"]:
+            assert hi - lo <= hi * Fraction(1, 10 ** 15) or hi == 0, c
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_regenerated_subset_matches_the_stored_file(name):
+    ids = _subset(name)
+    fresh = V.generate(name, ids=set(ids))
+    stored = {c["id"]: c for c in V.load(name)["cases"]}
+    for c in fresh["cases"]:
+        assert c == stored[c["id"]], f"{name} case {c['id']} differs from the stored vector: regenerate the vectors"
+    meta = {k: v for k, v in fresh.items() if k != "cases"}
+    assert meta == {k: v for k, v in V.load(name).items() if k != "cases"}
+
+
+def test_grading():
+    c = V.load("pure_dp_eps")["cases"][0]
+    lo = float.fromhex(c["lower_double"])
+    assert V.grade(c, lo)[0] == "agree"
+    assert V.grade(c, math.nextafter(lo, -math.inf))[0] == "ANTI-CONSERVATIVE"
+    assert V.grade(c, float(Fraction(c["upper"])) * 1.1)[0] == "conservative"
+
+
+def test_vectors_are_package_data():
+    text = (V.ROOT.parents[2] / "pyproject.toml").read_text()
+    assert '"data/vectors/*.json"' in text
