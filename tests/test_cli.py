@@ -580,8 +580,8 @@ def test_report_full_prints_the_markdown(tmp_path, capsys):
     assert "## Catalog" in out and "| validity |" in out
 
 
-def test_report_files_are_replaced_atomically(tmp_path, monkeypatch):
-    rep = rpt.build_report({"eps0_sweep": (), "verify": False})
+def test_report_files_are_replaced_atomically(tmp_path, monkeypatch, report_dir):
+    rep = json.loads((report_dir / "report.json").read_text())
     d = tmp_path / "r"
     calls = []
     real_replace = os.replace

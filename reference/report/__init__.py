@@ -521,6 +521,11 @@ def render_markdown(rep: dict) -> str:
         L.append("")
     L.append("## Catalog at default parameters")
     L.append("")
+    vc = rep.get("validity_counts")
+    if vc:
+        L.append("Validity of the claims: " + ", ".join(f"{n} {k}" for k, n in vc.items()) + " (an entry that is "
+                 "false as printed is the printed formula's value, never a bound; see `fullyadaptive describe ID`).")
+        L.append("")
     crow = []
     for c in rep["catalog"]:
         crow.append([f"`{c['id']}`", c["result"], c["direction"], c.get("validity", "valid"),
