@@ -376,6 +376,21 @@ MONOTONE.update({
     "dong2022_cor2_13_mu": {"eps": inc("delta_mu(eps) falls in eps: a larger mu fits"),
                             "delta": inc("delta_mu(eps) increases in mu: a larger delta admits a larger mu")},
     "dong2022_cor3_3_mu": {"mus": inc("sqrt of a sum of squares of nonnegative terms")},
+    "smith2022_dp_step_mu": {"eps": inc("Phi^{-1} increasing, e^eps/(1+e^eps) increasing")},
+    "smith2022_filter_rounds_gaussian": {"mu0": dec("k mu0^2 <= mu*^2"), "eps": inc("mu*(eps, delta) increases in eps"),
+                                         "delta": inc("mu*(eps, delta) increases in delta")},
+    "smith2022_filter_rounds_dp": {"eps0": dec("k mu(eps0)^2 <= mu*^2, mu(eps0) increasing"), "eps": inc("mu* increases in eps"),
+                                   "delta": inc("mu* increases in delta")},
+    # ------------------------------------------------------------ conversion-calibrated filters
+    "canonne2020_prop12_rdp_budget": {"alpha": no("free order: -log(1-1/alpha) falls, (log delta + log alpha)/(alpha-1) rises"),
+                                      "eps": inc("additive eps"), "delta": inc("log delta/(alpha-1) increases in delta")},
+    "canonne2020_prop12_zcdp_budget": {"eps": inc("B(alpha)/alpha increases in eps at every alpha; max keeps order"),
+                                       "delta": inc("B(alpha)/alpha increases in delta at every alpha")},
+    "feldman2021_thm4_3_calibrated_rounds": {"eps0": dec("max over the order grid of floor(B(alpha)/D_alpha(eps0)); D_alpha increases in eps0"),
+                                             "eps": inc("B(alpha) increases in eps at every alpha"),
+                                             "delta": inc("B(alpha) increases in delta at every alpha")},
+    "feldman2021_rem4_4_calibrated_rounds": {"eps0": dec("eps0 tanh(eps0/2) increases"), "eps": inc("rho* increases in eps"),
+                                             "delta": inc("rho* increases in delta")},
 })
 
 
@@ -439,6 +454,13 @@ RANGES: dict[str, dict] = {
     "dong2022_cor2_13_delta_lower": {"mu": ("1e-6", "1000")},
     "dong2022_cor2_13_eps": {"mu": ("1e-6", "1000"), "delta": ("1e-100", None)},
     "dong2022_cor2_13_mu": {"delta": ("1e-100", None)},
+    # cost: counts grow like 1/eps0^2 and the order rule evaluates exact counts
+    "smith2022_dp_step_mu": {"eps": ("1e-30", "1000")},
+    "smith2022_filter_rounds_gaussian": {"mu0": ("1/1000", "10"), "eps": ("1/100", "100"), "delta": ("1e-30", "1/2")},
+    "smith2022_filter_rounds_dp": {"eps0": ("1/1000", "10"), "eps": ("1/100", "100"), "delta": ("1e-30", "1/2")},
+    "canonne2020_prop12_rdp_budget": {"alpha": (None, "1e6")},
+    "feldman2021_thm4_3_calibrated_rounds": {"eps0": ("1/200", "5"), "eps": ("1/10", "10"), "delta": ("1e-12", "1/10")},
+    "feldman2021_rem4_4_calibrated_rounds": {"eps0": ("1/1000", "10"), "eps": ("1/100", "100"), "delta": ("1e-30", "1/2")},
 }
 
 #: id -> (max hypothesis examples per test, dps of the monotonicity test).  These
@@ -461,6 +483,10 @@ SLOW: dict[str, tuple[int, int]] = {
     "rogers2016_lem6_3_crossing_probability": (8, 30),
     "dong2022_cor2_13_eps": (4, 20),
     "dong2022_cor2_13_mu": (4, 20),
+    "feldman2021_thm4_3_calibrated_rounds": (2, 20),
+    "feldman2021_rem4_4_calibrated_rounds": (3, 20),
+    "smith2022_filter_rounds_gaussian": (3, 20),
+    "smith2022_filter_rounds_dp": (3, 20),
 }
 
 #: ids documented to return ``mpmath.inf`` for some valid inputs.

@@ -298,7 +298,7 @@ def cites(paper: str, *results: str) -> Callable:
 def _load_all() -> None:
     from .bounds import balle2020, classical, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
     from .profiles import laplace, subsampled_gaussian  # noqa: F401  (exact privacy profiles: Laplace PLD, sampled Gaussian RDP)
-    from .bounds import dong2022, smith2022  # noqa: F401  (Gaussian DP: profile, conversions, filter rule)
+    from .bounds import calibrated, dong2022, smith2022  # noqa: F401  (Gaussian DP; conversion-calibrated filters)
 
 
 def entries() -> list[Entry]:

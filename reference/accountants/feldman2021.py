@@ -1,6 +1,10 @@
 """Stateful Renyi filters of Feldman and Zrnic (paper key ``feldman2021``): :class:`RenyiFilter`
 (Definition 4.1, Algorithm 2, Theorem 4.3), :class:`RenyiZCDPFilter` (Remark 4.4) and
-:class:`RenyiDPFilter` (the approximate-DP filter obtained from the Renyi filter, re-derived).
+:class:`RenyiDPFilter` (the approximate-DP filter obtained from the Renyi filter, re-derived);
+and the conversion-calibrated :class:`CalibratedRenyiFilter` (Theorem 4.3 at an order fixed in
+advance, RR charges, budget from CKS20 Prop. 12) and :class:`CalibratedZCDPFilter` (Remark 4.4,
+budget from CKS20 Prop. 12 optimised over alpha); their closed forms are in
+:mod:`reference.bounds.calibrated`.
 
 Seed: ``002_485f6b48c71ae221.txt`` (arXiv 2008.11193).  The closed forms these filters
 decide with are in :mod:`reference.bounds.feldman2021`; the common base (exact state,
@@ -10,8 +14,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import mpmath
 
-from ..bounds.classical import rdp_to_dp_eps
+from ..bounds.calibrated import (
+    calibrated_renyi_admits,
+    cks_rdp_budget_q,
+    rr_calibrated_alpha,
+    rr_zcdp_admits,
+    zcdp_improved_budget_q,
+)
+from ..bounds.classical import rdp_to_dp_eps, rdp_to_dp_eps_improved, rr_rdp, rr_zcdp_rho, zcdp_to_dp_eps_improved
 from ..bounds.feldman2021 import (
     ALPHA,
     NN,
@@ -24,10 +36,10 @@ from ..bounds.feldman2021 import (
     zcdp_best_alpha,
     zcdp_filter_dp_eps,
 )
-from ..precision import DEFAULT_DPS, check
+from ..precision import DEFAULT_DPS, certified, check
 from .base import BudgetExceeded, _Accountant, _in
 
-__all__ = ["RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "BudgetExceeded"]
+__all__ = ["RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter", "BudgetExceeded"]
 
 # ==========================================================================
 # Stateful filters
@@ -378,3 +390,207 @@ class RenyiDPFilter(_Accountant):
     def dp_guarantee(self) -> dict:
         """feldman2021 Theorem 4.7 (re-derived): the target ``{"eps", "delta"}`` (exact): every run is (eps, delta)-DP."""
         return {"eps": self._p["eps"], "delta": self._p["delta"]}
+
+
+# ==========================================================================
+# Conversion-calibrated filters (budget = the largest value the CKS20 Prop. 12 conversion maps to the target)
+# ==========================================================================
+
+def _eps_step_from_json(self, run: list, where: str) -> tuple:
+    if len(run) != 1:
+        raise ValueError(f"{where} must be [eps_t, count], found {run!r}")
+    return (_in(run[0], f"{where}.eps_t", NN),)
+
+
+def _up(q: Fraction, dps: int) -> mpmath.mpf:
+    """The rational q rounded UP to an mpf of dps digits."""
+    return certified(lambda c, v: v, (q,), "upper", dps)
+
+
+class _CalibratedFilter(_Accountant):
+    """Shared machinery: eps_t-DP steps kept as an exact multiset {eps_t: count}; a step is admitted iff the
+    exact sum of the per-step charges of the multiset plus the candidate is <= the rational budget (decided
+    exactly by :func:`reference.precision.sign_of`)."""
+
+    _STATE = ()
+    _step_to_json = _single_to_json
+    _step_from_json = _eps_step_from_json
+
+    @classmethod
+    def _from_params(cls, kw):
+        return cls(**kw)
+
+    def _init_counts(self):
+        self._counts: dict[Fraction, int] = {}
+
+    def _apply(self, step: tuple, count: int = 1) -> None:
+        self._counts[step[0]] = self._counts.get(step[0], 0) + count
+
+    def _with(self, eps_t: Fraction) -> tuple:
+        c = dict(self._counts)
+        c[eps_t] = c.get(eps_t, 0) + 1
+        return tuple(sorted(c.items()))
+
+    def _admits_runs(self, runs) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _state_problem(self) -> str | None:
+        if self._counts and not self._admits_runs(tuple(sorted(self._counts.items()))):
+            return "the charges of the history exceed the budget"
+        return None
+
+    def _parse(self, eps_t) -> tuple:
+        return (check("eps_t", eps_t, NN),)
+
+    @property
+    def eps(self) -> Fraction:
+        """The target epsilon (exact)."""
+        return self._p["eps"]
+
+    @property
+    def delta(self) -> Fraction:
+        """The target delta (exact)."""
+        return self._p["delta"]
+
+    @property
+    def counts(self) -> dict:
+        """The committed steps as an exact multiset ``{eps_t: count}`` (a copy)."""
+        with self._lock:
+            return dict(self._counts)
+
+    def can_run(self, eps_t) -> bool:
+        """True iff an eps_t-DP step would be admitted now (exact; no state change)."""
+        step = self._parse(eps_t)
+        with self._lock:
+            return self._admits_runs(self._with(step[0]))
+
+    def run(self, eps_t) -> int:
+        """Commit an eps_t-DP step if admitted (returns the new step count) or raise :class:`BudgetExceeded` (state unchanged)."""
+        step = self._parse(eps_t)
+        with self._lock:
+            if not self._admits_runs(self._with(step[0])):
+                raise BudgetExceeded(
+                    f"{type(self).__name__}: step {self._n + 1} (eps_t={_dec(step[0])}) refused: the charges would exceed "
+                    f"the budget {_dec(self.budget, 'lower')}", step=self._n + 1, reasons=("eps",), requested=step)
+            self._apply(step)
+            self._push(step)
+            return self._n
+
+    def try_run(self, eps_t) -> bool:
+        """Commit an eps_t-DP step if admitted; True iff committed (state unchanged otherwise)."""
+        step = self._parse(eps_t)
+        with self._lock:
+            if not self._admits_runs(self._with(step[0])):
+                return False
+            self._apply(step)
+            self._push(step)
+            return True
+
+
+class CalibratedRenyiFilter(_CalibratedFilter):
+    """feldman2021 Theorem 4.3 calibrated by canonne2020 Prop. 12: a Renyi filter of order alpha fixed in advance, charging RR's Renyi divergence.
+
+    Contract: step t, eps_t-DP conditionally on the earlier outputs, is admitted iff
+    ``sum_{j<=t} D_alpha(RR_{eps_j}) <= B`` with ``B = cks_rdp_budget(alpha, eps, delta)`` rounded
+    DOWN to a rational (:func:`reference.bounds.calibrated.cks_rdp_budget_q`).  Validity: an eps-DP
+    mechanism is a post-processing of eps-RR, so its conditional order-alpha Renyi divergence is at
+    most D_alpha(RR_eps) (mironov2017 Table II); Theorem 4.3 makes every run (alpha, B)-RDP; the
+    improved conversion at that same alpha (Canonne-Kamath-Steinke 2020 Prop. 12 v4 = Balle et al.
+    2020 Thm 21) gives (eps, delta)-DP because B <= B(alpha).
+
+    The order must be fixed before the interaction: pass it, or use :meth:`for_workload`, which
+    applies the documented rule :func:`reference.bounds.calibrated.rr_calibrated_alpha` (the grid
+    point 1 + j/64 that maximises the rounds of an anticipated homogeneous eps0 workload).
+    Choosing alpha after seeing the run is not covered by Theorem 4.3.
+
+    Preconditions: eps > 0, 0 < delta < 1, alpha > 1; per step eps_t >= 0, predictable.
+    Decisions exact; thread-safe; JSON round-trip with digest (history of eps_t).
+    """
+
+    __citations__ = (_cite("Theorem 4.3 (calibrated by CKS20 Prop. 12)"),)
+    _PARAMS = (("eps", P_, False), ("delta", U, False), ("alpha", ALPHA, False))
+
+    def __init__(self, eps, delta, alpha):
+        """A calibrated Renyi filter with target (eps, delta) at order alpha (fixed in advance); ValueError names the parameter."""
+        self._init_params({"eps": eps, "delta": delta, "alpha": alpha})
+        self._init_counts()
+        self._B = cks_rdp_budget_q(self._p["alpha"], self._p["eps"], self._p["delta"])
+
+    @classmethod
+    def for_workload(cls, eps0, eps, delta) -> "CalibratedRenyiFilter":
+        """The filter with the order chosen, before the run, by the rule ``rr_calibrated_alpha(eps0, eps, delta)``."""
+        return cls(eps, delta, rr_calibrated_alpha(eps0, eps, delta))
+
+    @property
+    def alpha(self) -> Fraction:
+        """The Renyi order (exact, fixed in advance)."""
+        return self._p["alpha"]
+
+    @property
+    def budget(self) -> Fraction:
+        """B: the Renyi budget, CKS20 Prop. 12 solved for tau at (alpha, eps, delta), rounded DOWN (exact rational)."""
+        return self._B
+
+    def _admits_runs(self, runs) -> bool:
+        return calibrated_renyi_admits(self._p["alpha"], self._B, runs)
+
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
+        """``{"spent": sum D_alpha(RR_eps_t) rounded UP, "budget": B (exact), "alpha": alpha}``."""
+        with self._lock:
+            runs = tuple(sorted(self._counts.items()))
+        spent = sum((k * rr_rdp(self._p["alpha"], e, dps=dps) for e, k in runs if e), mpmath.mpf(0))
+        return {"spent": spent, "budget": self._B, "alpha": self._p["alpha"]}
+
+    def dp_guarantee(self, *, dps: int = DEFAULT_DPS) -> dict:
+        """canonne2020 Prop. 12 at (alpha, B): ``{"eps": the converted epsilon (rounded UP, <= the target), "delta": delta, "alpha": alpha}``."""
+        v = rdp_to_dp_eps_improved(self._p["alpha"], self._B, self._p["delta"], dps=dps)
+        if v > self._p["eps"]:  # B <= B(alpha) exactly, so the exact conversion is <= eps (rounding only)
+            v = _up(self._p["eps"], dps)
+        return {"eps": v,
+                "delta": self._p["delta"], "alpha": self._p["alpha"]}
+
+
+class CalibratedZCDPFilter(_CalibratedFilter):
+    """feldman2021 Remark 4.4 calibrated by canonne2020 Prop. 12 optimised over alpha: a zCDP filter for eps_t-DP steps.
+
+    Contract: step t, eps_t-DP conditionally on the earlier outputs, is admitted iff
+    ``sum_{j<=t} eps_j tanh(eps_j/2) <= rho*`` with ``rho* = zcdp_improved_budget(eps, delta)`` rounded
+    DOWN to a rational.  Validity: every eps-DP mechanism is eps tanh(eps/2)-zCDP (the exact zCDP
+    parameter of RR, bunsteinke2016_rr_zcdp_rho); the rule ``sum rho_t <= rho*`` does not depend on
+    alpha (Remark 4.4), so every run is (alpha, alpha rho*)-RDP for every alpha at once, and the
+    improved conversion may be taken at the best alpha: rho* is chosen so that it gives (eps, delta).
+
+    Preconditions: eps > 0, 0 < delta < 1; per step eps_t >= 0, predictable.  Decisions exact;
+    thread-safe; JSON round-trip with digest.
+    """
+
+    __citations__ = (_cite("Remark 4.4 (calibrated by CKS20 Prop. 12)"),)
+    _PARAMS = (("eps", P_, False), ("delta", U, False))
+
+    def __init__(self, eps, delta):
+        """A calibrated zCDP filter with target (eps, delta); ValueError names the parameter."""
+        self._init_params({"eps": eps, "delta": delta})
+        self._init_counts()
+        self._rho = zcdp_improved_budget_q(self._p["eps"], self._p["delta"])
+
+    @property
+    def budget(self) -> Fraction:
+        """rho*: the zCDP budget (CKS20 Prop. 12 solved for rho at the best alpha), rounded DOWN (exact rational)."""
+        return self._rho
+
+    def _admits_runs(self, runs) -> bool:
+        return rr_zcdp_admits(self._rho, runs)
+
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
+        """``{"spent": sum eps_t tanh(eps_t/2) rounded UP, "budget": rho* (exact)}``."""
+        with self._lock:
+            runs = tuple(sorted(self._counts.items()))
+        spent = sum((k * rr_zcdp_rho(e, dps=dps) for e, k in runs if e), mpmath.mpf(0))
+        return {"spent": spent, "budget": self._rho}
+
+    def dp_guarantee(self, *, dps: int = DEFAULT_DPS) -> dict:
+        """canonne2020 Prop. 12 on rho*-zCDP at the best alpha: ``{"eps": converted epsilon (UP, <= target), "delta": delta}``."""
+        v = zcdp_to_dp_eps_improved(self._rho, self._p["delta"], dps=dps)
+        if v > self._p["eps"]:  # rho* <= the exact budget, so the exact conversion is <= eps (rounding only)
+            v = _up(self._p["eps"], dps)
+        return {"eps": v, "delta": self._p["delta"]}

@@ -618,3 +618,33 @@ def render_table(rows: Iterable, *, title: str = "Certified slack of filters and
     out = [title, line, "-" * len(line)]
     out += ["  ".join(c.ljust(w[i]) for i, c in enumerate(b)) for b in body]
     return "\n".join(out)
+
+
+# ===========================================================================
+# Conversion-calibrated filters, the Gaussian-DP filter, the natural curve filter (reference.verify.calibrated)
+# ===========================================================================
+
+def _register_calibrated() -> None:
+    from .calibrated import (
+        CalibratedRenyiTarget,
+        CalibratedZCDPTarget,
+        GDPFilterTarget,
+        NaiveGDPTarget,
+        NaturalCurveFilter,
+        UncalibratedRenyiTarget,
+        natural_curve_adversary,
+    )
+    F = Fraction
+    TARGETS.update({
+        "F21_calibrated_renyi_filter": (lambda: CalibratedRenyiTarget(1, F(1, 10), eps0=F(1, 10)), F(1, 10), 60),
+        "F21_calibrated_zcdp_filter": (lambda: CalibratedZCDPTarget(1, F(1, 10)), F(1, 10), 60),
+        "S22_gdp_filter": (lambda: GDPFilterTarget(1, F(1, 10)), F(1, 10), 60),
+    })
+    NEGATIVE_CONTROLS.update({
+        "uncalibrated_renyi_filter": (lambda: UncalibratedRenyiTarget(1, F(1, 1000), 8), lambda: Homogeneous(F(1, 10)), 300),
+        "naive_gdp_filter": (lambda: NaiveGDPTarget(1, F(1, 1000)), lambda: Homogeneous(F(1, 10)), 300),
+        "natural_curve_filter": (lambda: NaturalCurveFilter(1, F(13, 25)), natural_curve_adversary, 6),
+    })
+
+
+_register_calibrated()
