@@ -322,7 +322,7 @@ def _cmd_describe(args) -> int:
          f"  provenance  {entry.provenance}",
          f"  validity    {entry.validity}"]
     if entry.restriction:
-        L.append(f"  restriction {entry.restriction}")
+        L += textwrap.wrap(entry.restriction, width=100, initial_indent="  restriction ", subsequent_indent=" " * 14)
     if entry.erratum:
         L.append(f"  erratum     {entry.erratum} (reference/data/errata.json; README 'Errata')")
     L.append(f"  function    {d['function']} (returns {entry.returns})")
