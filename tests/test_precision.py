@@ -318,3 +318,65 @@ def test_directed_decimal_refuses_beyond_the_exponent_range_at_once():
     with pytest.raises(ValueError, match="binary exponent"):
         directed_decimal(mpmath.mp.make_mpf((0, 1, 2 ** 9000, 1)), 10, "upper")
     assert time.perf_counter() - t < 0.5
+
+
+# --------------------------------------------------------------------------
+# Direction and tightness of certified / enclosure (mutation tests)
+# --------------------------------------------------------------------------
+
+_FORMULAS = {
+    "exp_log": (lambda c, x, y: c.exp(x) * c.log(1 + y), lambda x, y: mpmath.exp(x) * mpmath.log(1 + y)),
+    "sqrt_ratio": (lambda c, x, y: c.sqrt(x / (1 + y)), lambda x, y: mpmath.sqrt(x / (1 + y))),
+    "log1p_pow": (lambda c, x, y: c.log(1 + x * x) / (y + 1) - x, lambda x, y: mpmath.log(1 + x * x) / (y + 1) - x),
+}
+
+
+def _m(q):
+    return mpmath.mpf(q.numerator) / q.denominator
+
+
+@given(st.sampled_from(sorted(_FORMULAS)), st.fractions(min_value=Fraction(1, 1000), max_value=30, max_denominator=10**9),
+       st.fractions(min_value=Fraction(1, 1000), max_value=30, max_denominator=10**9), st.sampled_from([15, 50, 120]))
+@example("exp_log", Fraction(1, 3), Fraction(2, 7), 50)
+def test_certified_directions_bracket_a_200_digit_reference(name, x, y, dps):
+    """lower <= reference <= upper (reference: mpmath at 200 digits, a different context and route)."""
+    f, ref_f = _FORMULAS[name]
+    lo = certified(f, (x, y), "lower", dps)
+    up = certified(f, (x, y), "upper", dps)
+    with mpmath.workdps(200):
+        ref = ref_f(_m(x), _m(y))
+        assert lo <= ref <= up
+        assert up - lo <= abs(ref) * mpmath.mpf(10) ** (-dps + 1)
+
+
+@given(st.integers(1, 2**40), st.integers(-60, 60), st.sampled_from([15, 30, 50]))
+@example(3, 0, 15)
+def test_certified_direction_just_below_and_above_a_representable_value(m, k, dps):
+    """The value r -/+ t with r exactly representable at the output precision and t far below the
+    enclosure's width: the enclosure of exp(log(r)) -/+ t straddles r, so a lower bound taken from
+    the enclosure's UPPER end (or an upper bound from its lower end) lands on the wrong side of r."""
+    from reference.precision import _target_bits, mpf_to_fraction
+
+    bits = _target_bits(dps)
+    r = Fraction(m) * Fraction(2) ** k  # <= 40 bits: representable at `bits` bits
+    t = r / 2 ** (bits + 48)
+    f_minus = lambda c, r, t: c.exp(c.log(r)) - t
+    f_plus = lambda c, r, t: c.exp(c.log(r)) + t
+    assert mpf_to_fraction(certified(f_minus, (r, t), "lower", dps)) <= r - t
+    assert mpf_to_fraction(certified(f_plus, (r, t), "upper", dps)) >= r + t
+    assert mpf_to_fraction(certified(f_minus, (r, t), "upper", dps)) >= r - t
+    assert mpf_to_fraction(certified(f_plus, (r, t), "lower", dps)) <= r + t
+
+
+@given(st.sampled_from(sorted(_FORMULAS)), st.fractions(min_value=Fraction(1, 100), max_value=20, max_denominator=10**6),
+       st.fractions(min_value=Fraction(1, 100), max_value=20, max_denominator=10**6), st.sampled_from([20, 50, 200]))
+def test_enclosure_width_meets_the_promised_precision(name, x, y, dps):
+    """enclosure(..., dps) promises a relative width <= 2^-(ceil(dps log2 10) + 4) < 10^-dps."""
+    from reference.precision import _target_bits
+
+    f, _ = _FORMULAS[name]
+    enc = enclosure(f, (x, y), dps)
+    assert enc.lo <= enc.hi
+    scale = max(abs(enc.lo), abs(enc.hi))
+    assert enc.hi - enc.lo <= scale * mpmath.ldexp(1, -_target_bits(dps))
+    assert enc.hi - enc.lo <= scale * mpmath.mpf(10) ** -dps
