@@ -12,7 +12,16 @@ For a workload of ``eps0``-DP steps (``delta0 = 0``) and a target ``(eps, delta)
 * ``feldman_zrnic_filter``: the (eps, delta)-DP filter built from the Renyi filter
   (feldman2021, zCDP route);
 * ``rogers_filter``: the advanced filter of rogers2016 Theorem 5.1 (eq. (12), corrected);
-  ``rogers_filter_as_printed``: eq. (12) as printed (errata R16-EQ12-LOG).
+  ``rogers_filter_as_printed``: eq. (12) as printed (errata R16-EQ12-LOG);
+* ``calibrated_renyi_filter``: the Renyi filter at an order fixed in advance for the anticipated
+  eps0 (feldman2021 Theorem 4.3, RR charges, budget from canonne2020 Prop. 12;
+  :mod:`reference.bounds.calibrated`);
+* ``calibrated_zcdp_filter``: the zCDP filter (feldman2021 Remark 4.4) with the budget of
+  canonne2020 Prop. 12 optimised over alpha and RR's exact zCDP charge eps0 tanh(eps0/2);
+* ``gdp_filter``: the Gaussian-DP filter of smith2022 with eps0-DP steps charged
+  mu(eps0) = 2 Phi^{-1}(e^eps0/(1+e^eps0)) (:mod:`reference.bounds.smith2022`).
+
+:func:`percent_of_optimal` and :func:`best_filter` summarise a row against ``optimal``.
 
 Every count is an exact decision (see each function), so orderings such as
 ``filter <= optimal`` are tested as orderings.
@@ -27,7 +36,8 @@ import mpmath
 from ..precision import DEFAULT_DPS, Domain, certified, check, mpf_to_fraction, sign_of
 
 __all__ = ["optimal_rounds_homogeneous", "rounds_comparison", "ROUND_RULES", "advcomp_eps_homogeneous",
-           "advcomp_admits_homogeneous", "advcomp_rounds_homogeneous", "basic_rounds_homogeneous"]
+           "advcomp_admits_homogeneous", "advcomp_rounds_homogeneous", "basic_rounds_homogeneous",
+           "FILTER_KEYS", "percent_of_optimal", "best_filter"]
 
 #: Keys of :func:`rounds_comparison`, in display order, with a label and a citation.
 ROUND_RULES = (
@@ -38,7 +48,15 @@ ROUND_RULES = (
     ("feldman_zrnic_filter", "Feldman-Zrnic DP filter", "feldman2021 Remark 4.4 + Fact 2.4"),
     ("rogers_filter", "Rogers et al. filter (corrected)", "rogers2016 Theorem 5.1"),
     ("rogers_filter_as_printed", "Rogers et al. filter (as printed)", "rogers2016 eq. (12) as printed"),
+    ("calibrated_renyi_filter", "calibrated Renyi filter (alpha fixed in advance)",
+     "feldman2021 Theorem 4.3 + canonne2020 Prop. 12"),
+    ("calibrated_zcdp_filter", "calibrated zCDP filter", "feldman2021 Remark 4.4 + canonne2020 Prop. 12"),
+    ("gdp_filter", "Gaussian-DP filter", "smith2022"),
 )
+
+#: The keys of :data:`ROUND_RULES` that are valid fully adaptive filters (the as-printed Rogers rule is not).
+FILTER_KEYS = ("whitehouse_filter", "feldman_zrnic_filter", "rogers_filter", "calibrated_renyi_filter",
+               "calibrated_zcdp_filter", "gdp_filter")
 
 _P = Domain.positive()
 _U = Domain.open_unit()
@@ -111,12 +129,39 @@ def rounds_comparison(eps0, eps, delta) -> dict:
         "whitehouse_filter": filter_rounds_homogeneous(e0, 0, e, d, 0),
         "feldman_zrnic_filter": dp_filter_rounds_homogeneous(e0, e, d),
     }
+    from .calibrated import calibrated_renyi_rounds, calibrated_zcdp_rounds
+    from .smith2022 import gdp_filter_rounds_dp
+
+    out["calibrated_renyi_filter"] = calibrated_renyi_rounds(e0, e, d)
+    out["calibrated_zcdp_filter"] = calibrated_zcdp_rounds(e0, e, d)
+    out["gdp_filter"] = gdp_filter_rounds_dp(e0, e, d)
     if d * 3 <= 1:  # delta <= 1/3 < 1/e: Theorem 4.3's condition holds for delta_g/2 as well
         out["rogers_filter"] = advanced_filter_rounds_homogeneous(e0, 0, e, d)
         out["rogers_filter_as_printed"] = advanced_filter_rounds_homogeneous(e0, 0, e, d, printed=True)
     else:
         out["rogers_filter"] = out["rogers_filter_as_printed"] = None
     return out
+
+
+def percent_of_optimal(rounds, optimal) -> Fraction | None:
+    """100 * rounds / optimal as an exact ``Fraction`` (``None`` when either is missing or optimal is 0)."""
+    if rounds is None or not optimal:
+        return None
+    return Fraction(100 * int(rounds), int(optimal))
+
+
+def best_filter(comparison: dict) -> tuple[str, int] | None:
+    """The valid fully adaptive filter of a :func:`rounds_comparison` row admitting the most rounds: ``(key, rounds)``.
+
+    Ties go to the earlier key of :data:`FILTER_KEYS`.  This is a *report* of the row; which filter
+    an analyst runs must be fixed before the interaction (see ``fullyadaptive plan``).
+    """
+    best = None
+    for k in FILTER_KEYS:
+        v = comparison.get(k)
+        if v is not None and (best is None or v > best[1]):
+            best = (k, v)
+    return best
 
 
 # --------------------------------------------------------------------------

@@ -396,7 +396,8 @@ def _cmd_derive(args) -> int:
 #: Modules that add their own subcommands: each defines ``add_cli(subparsers)``,
 #: which registers a parser whose ``func`` default returns the exit status.
 EXTENSIONS: tuple[str, ...] = ("reference.cli.simulations", "reference.cli.martingales", "reference.cli.verify",
-                               "reference.cli.figures", "reference.cli.falsify", "reference.cli.check")
+                               "reference.cli.figures", "reference.cli.falsify", "reference.cli.check",
+                               "reference.cli.plan")
 
 
 def _add_extensions(sub) -> list[str]:

@@ -454,9 +454,16 @@ def render_markdown(rep: dict) -> str:
              "admit on eps0-randomized response; eq. (12) of Rogers et al. as printed (log outside the root) "
              "admits nothing at this delta.")
     L.append("")
-    L += _table(["eps0"] + [f"{label} ({cite})" for _, label, cite in ROUND_RULES],
-                [[x["eps0"]] + ["n/a" if x["comparison"][k] is None else str(x["comparison"][k])
-                               for k, _, _ in ROUND_RULES] for x in r["sweep"]])
+    from ..bounds.baselines import best_filter, percent_of_optimal
+
+    def _pct(c):  # the best valid filter of the row against optimal composition
+        b = best_filter(c)
+        p = None if b is None else percent_of_optimal(b[1], c.get("optimal"))
+        return "n/a" if p is None else f"{float(p):.1f}% ({b[0]})"
+
+    L += _table(["eps0"] + [f"{label} ({cite})" for _, label, cite in ROUND_RULES] + ["% of optimal (best filter)"],
+                [[x["eps0"]] + ["n/a" if x["comparison"].get(k) is None else str(x["comparison"][k])
+                               for k, _, _ in ROUND_RULES] + [_pct(x["comparison"])] for x in r["sweep"]])
     L.append("")
     L.append("## Odometers after n rounds (V = n eps0^2)")
     L.append("")

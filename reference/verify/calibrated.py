@@ -135,7 +135,7 @@ class NaturalCurveFilter(Target):
 
     kind, stat, supports_delta = "filter", "counts", False
 
-    def __init__(self, eps=1, delta=Fraction(13, 25), name="NEG_natural_curve_filter"):
+    def __init__(self, eps=1, delta=Fraction(3, 40), name="NEG_natural_curve_filter"):
         self.eps = check("eps", eps, Domain.positive())
         self.delta = check("delta", delta, Domain.open_unit())
         self.name = name
@@ -147,15 +147,16 @@ class NaturalCurveFilter(Target):
         return up <= self.delta
 
 
-#: The certified counterexample to the natural privacy-curve filter (target eps = 1, delta = 13/25):
-#: step 1 is 9/10-RR; after a "+" output the analyst runs 19/10-RR and stops, after a "-" output
-#: 13/10-RR and then 14/10-RR (after "-+") or 6/5-RR (after "--").  Every realized sequence composes
-#: (non-adaptively) to delta(1) <= 0.5163 < 13/25, so the natural filter admits every step, but the
-#: adaptive transcript's hockey-stick divergence at eps = 1 is 0.6166 > 13/25.
+#: The certified counterexample to the natural privacy-curve filter (target eps = 1, delta = 3/40):
+#: step 1 is 1/10-RR; after a "+" output the analyst runs 11/10-RR and stops; after a "-" output
+#: 4/5-RR, then 2/5-RR (after "-+") or 3/10-RR (after "--").  Every realized sequence composes
+#: (non-adaptively, exact curve) to delta(1) <= 0.07488 < 3/40, so the natural filter admits every
+#: step, but the adaptive transcript's hockey-stick divergence at eps = 1 is 0.09007 > 3/40
+#: (certified by the exact verifier; ``proofs/test_smith2022_natural_curve_filter.py``).
 NATURAL_CURVE_EXAMPLE = {
-    "eps": Fraction(1), "delta": Fraction(13, 25),
-    "first": Fraction(9, 10),
-    "after": {"+": Fraction(19, 10), "-": Fraction(13, 10), "-+": Fraction(14, 10), "--": Fraction(6, 5)},
+    "eps": Fraction(1), "delta": Fraction(3, 40),
+    "first": Fraction(1, 10),
+    "after": {"+": Fraction(11, 10), "-": Fraction(4, 5), "-+": Fraction(2, 5), "--": Fraction(3, 10)},
 }
 
 

@@ -643,7 +643,7 @@ def _register_calibrated() -> None:
     NEGATIVE_CONTROLS.update({
         "uncalibrated_renyi_filter": (lambda: UncalibratedRenyiTarget(1, F(1, 1000), 8), lambda: Homogeneous(F(1, 10)), 300),
         "naive_gdp_filter": (lambda: NaiveGDPTarget(1, F(1, 1000)), lambda: Homogeneous(F(1, 10)), 300),
-        "natural_curve_filter": (lambda: NaturalCurveFilter(1, F(13, 25)), natural_curve_adversary, 6),
+        "natural_curve_filter": (lambda: NaturalCurveFilter(1, F(3, 40)), natural_curve_adversary, 150),
     })
 
 
