@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 
 #: Modules searched for ``DERIVATIONS`` (absent ones are skipped).
-MODULES = ("whitehouse2023", "rogers2016", "feldman2021", "classical", "balle2020")
+MODULES = ("whitehouse2023", "rogers2016", "feldman2021", "classical", "balle2020", "smith2022")
 
 
 def derivations() -> dict:

@@ -6,6 +6,10 @@
   over alpha: alpha* = 1 + sqrt(L/rho), eps = rho + 2 sqrt(rho L).
 * :func:`dp_filter_budget`: the zCDP budget rho* that makes the Renyi filter an
   (eps, delta)-DP filter: the root of rho + 2 sqrt(rho L) = eps.
+* :func:`calibrated_budget`: the Renyi budget B(alpha) of the conversion-calibrated filter:
+  the improved conversion (CKS20 Prop. 12 / Balle et al. 2020 Thm 21) solved for tau.
+* :func:`calibrated_zcdp_budget`: the zCDP budget of the calibrated zCDP filter, B(alpha)/alpha,
+  and the stationarity condition of its best order.
 
 Tests compare them with :mod:`reference.bounds.feldman2021` at high precision.
 """
@@ -15,7 +19,7 @@ import sympy as sp
 
 from .whitehouse2023 import Derivation
 
-__all__ = ["DERIVATIONS", "remark4_4", "dp_conversion", "dp_filter_budget"]
+__all__ = ["DERIVATIONS", "remark4_4", "dp_conversion", "dp_filter_budget", "calibrated_budget", "calibrated_zcdp_budget"]
 
 alpha, rho, R, L, eps, r = sp.symbols("alpha rho R L epsilon r", positive=True)
 
@@ -59,4 +63,30 @@ def dp_filter_budget() -> Derivation:
     return d
 
 
-DERIVATIONS = {f.__name__: f for f in (remark4_4, dp_conversion, dp_filter_budget)}
+def calibrated_budget() -> Derivation:
+    """feldman2021 Theorem 4.3 calibrated by canonne2020 Prop. 12: the largest tau with conversion(alpha, tau, delta) <= eps."""
+    d = Derivation("calibrated_budget", "feldman2021 Theorem 4.3 + canonne2020 Proposition 12 (v4)")
+    tau, delta = sp.symbols("tau delta", positive=True)
+    conv = tau + sp.log((alpha - 1) / alpha) - (sp.log(delta) + sp.log(alpha)) / (alpha - 1)
+    d.step("improved conversion of (alpha, tau)-RDP at delta (Balle et al. 2020 Thm 21 = CKS20 Prop. 12 solved for eps)", conv)
+    d.step("it increases in tau with slope", sp.diff(conv, tau))
+    sol = sp.solve(sp.Eq(conv, eps), tau)[0]
+    d.step("so conversion <= eps iff tau <= the root", sol)
+    d.result = sp.simplify(sol)
+    return d
+
+
+def calibrated_zcdp_budget() -> Derivation:
+    """feldman2021 Remark 4.4 calibrated by canonne2020 Prop. 12: rho(alpha) = B(alpha)/alpha and its stationarity condition."""
+    d = Derivation("calibrated_zcdp_budget", "feldman2021 Remark 4.4 + canonne2020 Proposition 12 (v4)")
+    B = calibrated_budget().result
+    d.step("rho-zCDP is (alpha, alpha rho)-RDP for every alpha; the rule does not depend on alpha (Remark 4.4)", alpha * rho)
+    rho_a = sp.simplify(B / alpha)
+    d.step("the largest rho converting to (eps, delta) at order alpha: B(alpha)/alpha", rho_a)
+    d.step("best order: a root of d/d alpha [B(alpha)/alpha] = 0 (solved numerically; any alpha is valid)",
+           sp.simplify(sp.diff(rho_a, alpha)))
+    d.result = rho_a
+    return d
+
+
+DERIVATIONS = {f.__name__: f for f in (remark4_4, dp_conversion, dp_filter_budget, calibrated_budget, calibrated_zcdp_budget)}
