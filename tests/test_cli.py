@@ -684,7 +684,10 @@ def test_sigint_during_a_real_report_exits_130_without_traceback(tmp_path):
     p = subprocess.Popen([sys.executable, "-m", "reference", "report", "--out", str(tmp_path)], cwd=ROOT, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        first = p.stderr.readline()  # the first progress line: the report is under way
+        for _ in range(50):  # wait for the first progress line: the report is under way
+            first = p.stderr.readline()
+            if not first or first.startswith("fullyadaptive report: "):
+                break
         assert first.startswith("fullyadaptive report: "), first
         time.sleep(0.3)
         p.send_signal(signal.SIGINT)
