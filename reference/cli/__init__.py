@@ -60,7 +60,16 @@ def _truncate(s: str, n: int) -> str:
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Keeps descriptions as written; appends ``(default: X)`` to an option's help unless it states its default."""
+    """Wraps each line of a description to the terminal, keeping line breaks and indentation as written;
+    appends ``(default: X)`` to an option's help unless it states its default."""
+
+    def _fill_text(self, text, width, indent):
+        out = []
+        for line in text.splitlines():
+            lead = line[: len(line) - len(line.lstrip())]
+            out.append(textwrap.fill(line, width, initial_indent=indent, subsequent_indent=indent + lead)
+                       if line.strip() else "")
+        return "\n".join(out)
 
     def _get_help_string(self, action):
         h = action.help or ""
@@ -428,7 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
             examples:
               {PROG} list --paper whitehouse2022
               {PROG} describe whitehouse2022_eq6_ystar
-              {PROG} eval whitehouse2022_eq6_ystar eps=1 delta_prime=1e-6 --digits 20
+              {PROG} eval whitehouse2022_eq6_ystar eps=1 delta_prime=1e-6
               {PROG} eval whitehouse2022_eq2_eps eps=0.1,0.1,0.2 --json
               {PROG} report --out ./fullyadaptive-report
 

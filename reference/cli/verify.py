@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-import textwrap
 
 
 def names() -> dict[str, list[str]]:
@@ -32,7 +31,7 @@ def _names_epilog() -> str:
     for title, key in (("targets (--target)", "targets"), ("adversaries (--adversary)", "adversaries"),
                        ("negative controls (--negative-controls runs them all)", "negative_controls")):
         out.append(f"{title}:")
-        out += textwrap.wrap(", ".join(n[key]), width=96, initial_indent="  ", subsequent_indent="  ")
+        out.append("  " + ", ".join(n[key]))  # wrapped to the terminal by reference.cli.HelpFormatter
     out.append("delta_spender runs only against targets that take per-step deltas.")
     return "\n".join(out)
 
