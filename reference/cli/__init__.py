@@ -97,9 +97,8 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):  # noqa: D401 - argparse API
-        cmd = self.prog[len(PROG):].strip() if self.prog.startswith(PROG) else self.prog
-        self.exit(2, error_line(cmd or "", f"{message} (see {self.prog} --help)").replace(f"{PROG} : ", f"{PROG}: ")
-                  + "\n")
+        text = " ".join(f"{message} (see {self.prog} --help)".split())
+        self.exit(2, f"{self.prog}: error: {text}\n")  # prog is "fullyadaptive <subcommand>" (or "fullyadaptive")
 
 
 def _progress_of(args, cmd: str):
