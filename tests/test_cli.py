@@ -168,6 +168,7 @@ def test_upper_bound_printed_rounded_up(capsys):
     (["eval", "whitehouse2022_eq6_ystar", "--dps", "10001"], "--dps"),
     (["eval", "whitehouse2022_eq2_eps", "eps=0.1,,0.2"], "eps[1]"),
     (["eval", "whitehouse2022_eq2_eps", "eps=0.1,0.2,"], "eps[2]"),
+    (["eval", "whitehouse2022_thm6_stop_index", "steps=dp:0.1:0,,zcdp:0.005"], "steps[1]"),
     (["eval", "whitehouse2022_eq6_ystar", "--max-seconds", "0"], "--max-seconds"),
     (["eval", "whitehouse2022_eq6_ystar", "--max-seconds", "nan"], "--max-seconds"),
     (["eval", "whitehouse2022_eq6_ystar", "--digits", "many"], "--digits"),

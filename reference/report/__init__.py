@@ -154,12 +154,13 @@ def prepare_arguments(entry: Entry, given: dict[str, str]) -> tuple[dict, dict[s
         else:
             raise ValueError(f"{entry.id}: parameter {name!r} is required (domain {p.domain})")
         texts[name] = raw if isinstance(raw, str) else str(raw)
-        if p.kind == "sequence" and isinstance(raw, str):
+        if p.kind in ("sequence", "text") and isinstance(raw, str) and "," in raw:
             items = [s.strip() for s in raw.split(",")]
-            if raw.strip() and any(not s for s in items):
+            if any(not s for s in items):  # "0.1,,0.2" is a typo, not a two-item list
                 k = next(i for i, s in enumerate(items) if not s)
                 raise ValueError(f"{name}: empty item {name}[{k}] in the comma-separated list {raw!r}")
-            kwargs[name] = [s for s in items if s]
+        if p.kind == "sequence" and isinstance(raw, str):
+            kwargs[name] = [s.strip() for s in raw.split(",") if s.strip()]
         else:
             kwargs[name] = raw
     return kwargs, texts, defaulted
