@@ -912,3 +912,32 @@ def test_progress_status_line_on_a_terminal_is_redrawn_and_erased():
     with Progress("fullyadaptive x", enabled=False, start=0.0, stream=quiet):
         time.sleep(0.1)
     assert quiet.getvalue() == ""
+
+
+# --------------------------------------------------------------------------
+# benchmarks/bench_closed_forms.py: a quick default with progress lines, --full for the long run
+# --------------------------------------------------------------------------
+
+def _load_bench():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_closed_forms", ROOT / "benchmarks" / "bench_closed_forms.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_bench_closed_forms_quick_default_prints_progress_lines(capsys, monkeypatch):
+    from reference.catalog import get
+
+    b = _load_bench()
+    few = [get("whitehouse2022_eq6_ystar"), get("whitehouse2022_eq2_eps"), get("kairouz2015_thm3_3_eps")]
+    monkeypatch.setattr(b, "entries", lambda: few)
+    monkeypatch.setattr(b, "PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(b, "QUICK_BUDGET_S", 0.01)
+    assert b.main(["--steps", "300"]) == 0
+    out, err = capsys.readouterr()
+    assert "quick run; --full for the long one" in out and "total " in out
+    assert "bench_closed_forms: entries 1/3" in err and "bench_closed_forms: filter steps" in err
+    assert b.is_numerical_procedure(get("kairouz2015_thm3_3_eps"))  # an inverse is timed against 1 s
+    assert not b.is_numerical_procedure(get("whitehouse2022_eq6_ystar"))
