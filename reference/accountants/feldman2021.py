@@ -36,7 +36,7 @@ from ..bounds.feldman2021 import (
     zcdp_best_alpha,
     zcdp_filter_dp_eps,
 )
-from ..precision import DEFAULT_DPS, certified, check
+from ..precision import DEFAULT_DPS, certified, check, mpf_to_fraction
 from .base import BudgetExceeded, _Accountant, _in
 
 __all__ = ["RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter", "BudgetExceeded"]
@@ -544,7 +544,7 @@ class CalibratedRenyiFilter(_CalibratedFilter):
     def dp_guarantee(self, *, dps: int = DEFAULT_DPS) -> dict:
         """canonne2020 Prop. 12 at (alpha, B): ``{"eps": the converted epsilon (rounded UP, <= the target), "delta": delta, "alpha": alpha}``."""
         v = rdp_to_dp_eps_improved(self._p["alpha"], self._B, self._p["delta"], dps=dps)
-        if v > self._p["eps"]:  # B <= B(alpha) exactly, so the exact conversion is <= eps (rounding only)
+        if mpf_to_fraction(v) > self._p["eps"]:  # B <= B(alpha) exactly, so the exact conversion is <= eps (rounding only)
             v = _up(self._p["eps"], dps)
         return {"eps": v,
                 "delta": self._p["delta"], "alpha": self._p["alpha"]}
@@ -591,6 +591,6 @@ class CalibratedZCDPFilter(_CalibratedFilter):
     def dp_guarantee(self, *, dps: int = DEFAULT_DPS) -> dict:
         """canonne2020 Prop. 12 on rho*-zCDP at the best alpha: ``{"eps": converted epsilon (UP, <= target), "delta": delta}``."""
         v = zcdp_to_dp_eps_improved(self._rho, self._p["delta"], dps=dps)
-        if v > self._p["eps"]:  # rho* <= the exact budget, so the exact conversion is <= eps (rounding only)
+        if mpf_to_fraction(v) > self._p["eps"]:  # rho* <= the exact budget, so the exact conversion is <= eps (rounding only)
             v = _up(self._p["eps"], dps)
         return {"eps": v, "delta": self._p["delta"]}

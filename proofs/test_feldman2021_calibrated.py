@@ -1,0 +1,148 @@
+"""feldman2021 Theorem 4.3 / Remark 4.4 calibrated by canonne2020 Proposition 12 (v4) = balle2020hyp Theorem 21.
+
+Statements.  (a) Calibrated Renyi filter: at an order alpha fixed before the run, admit step t iff
+sum_{j<=t} D_alpha(RR_{eps_j}) <= B(alpha) = eps - log((alpha-1)/alpha) + (log delta + log alpha)/(alpha-1)
+(rounded down).  Theorem 4.3 makes the run (alpha, B)-RDP, every eps_j-DP step is a post-processing
+of RR, and the improved conversion at that alpha maps (alpha, B(alpha)) to exactly (eps, delta).
+(b) Calibrated zCDP filter: admit iff sum eps_j tanh(eps_j/2) <= rho* = max_alpha B(alpha)/alpha
+(rounded down); Remark 4.4 makes the run (alpha, alpha rho*)-RDP for every alpha at once.
+
+Routes: the budget's defining equation re-checked by the conversion in the other direction
+(rdp_to_dp_eps_improved) and by a naive 60-digit formula; counts of the stateful filters against
+the closed forms and against a 60-digit naive sum of the charges; the order rule's determinism;
+the >= 85%-of-optimal target of the issue at (1, 1e-6); the exact verifier on adaptive RR.
+Negative control: the Renyi budget read as the DP epsilon (B = eps, conversion dropped), caught by
+the verifier.
+"""
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import mpmath
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from reference.accountants.feldman2021 import CalibratedRenyiFilter, CalibratedZCDPFilter
+from reference.bounds.baselines import optimal_rounds_homogeneous
+from reference.bounds.calibrated import (
+    ALPHA_GRID_DENOMINATOR,
+    calibrated_renyi_rounds,
+    calibrated_zcdp_rounds,
+    cks_rdp_budget,
+    cks_rdp_budget_q,
+    rr_calibrated_alpha,
+    zcdp_improved_budget_q,
+)
+from reference.bounds.classical import rdp_to_dp_eps_improved, zcdp_to_dp
+from reference.precision import mpf_to_fraction
+from reference.verify.calibrated import UncalibratedRenyiTarget
+from reference.verify.engine import Homogeneous, verify
+from reference.verify.targets import TARGETS, default_adversaries
+
+
+def naive_budget(alpha, eps, delta, dps=60):
+    with mpmath.workdps(dps):
+        a, e, d = (mpmath.mpf(x.numerator) / x.denominator for x in (alpha, eps, delta))
+        return e - mpmath.log((a - 1) / a) + (mpmath.log(d) + mpmath.log(a)) / (a - 1)
+
+
+def naive_rr_rdp(alpha, eps0, dps=60):
+    """Mironov Table II as printed: log(p^a q^(1-a) + q^a p^(1-a))/(a-1), p = e^eps/(1+e^eps)."""
+    with mpmath.workdps(dps):
+        a, e = mpmath.mpf(alpha.numerator) / alpha.denominator, mpmath.mpf(eps0.numerator) / eps0.denominator
+        p = mpmath.exp(e) / (1 + mpmath.exp(e))
+        q = 1 - p
+        return mpmath.log(p ** a * q ** (1 - a) + q ** a * p ** (1 - a)) / (a - 1)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.fractions(F(11, 10), F(200)).filter(lambda x: x.denominator < 10**4),
+       st.fractions(F(1, 10), F(10)).filter(lambda x: x.denominator < 10**4),
+       st.sampled_from([F(1, 10), F(1, 10**6), F(1, 10**30)]))
+@example(F(707, 32), F(1), F(1, 10**6))
+def test_budget_is_the_inverse_of_the_improved_conversion(alpha, eps, delta):
+    """B(alpha) (rounded down) converts back to at most eps, and B + 1e-30 to more; agrees with a 60-digit naive route."""
+    B = cks_rdp_budget(alpha, eps, delta, dps=40)
+    nb = naive_budget(alpha, eps, delta)
+    with mpmath.workdps(60):
+        assert B <= nb * (1 + mpmath.mpf(10) ** -45 * (1 if nb > 0 else -1))
+        assert abs(B - nb) <= abs(nb) * mpmath.mpf(10) ** -38 + mpmath.mpf(10) ** -300
+    Bq = mpf_to_fraction(B)
+    if Bq > 0:
+        assert mpf_to_fraction(rdp_to_dp_eps_improved(alpha, Bq, delta, dps=40)) <= eps * (1 + F(1, 10**35))
+        assert mpf_to_fraction(rdp_to_dp_eps_improved(alpha, Bq + F(1, 10**30), delta, dps=40)) > eps
+
+
+@pytest.mark.parametrize("eps0", [F(1, 100), F(1, 20)])
+def test_calibrated_renyi_filter_count_and_validity_chain(eps0):
+    """The stateful filter admits the closed-form count k; k D_alpha(RR) <= B < (k+1) D_alpha(RR) by a 60-digit naive sum."""
+    eps, delta = F(1), F(1, 10**6)
+    f = CalibratedRenyiFilter.for_workload(eps0, eps, delta)
+    assert f.alpha == rr_calibrated_alpha(eps0, eps, delta)
+    assert (f.alpha - 1) * ALPHA_GRID_DENOMINATOR == int((f.alpha - 1) * ALPHA_GRID_DENOMINATOR)  # on the grid
+    n = 0
+    while f.try_run(eps0):
+        n += 1
+    assert n == calibrated_renyi_rounds(eps0, eps, delta)
+    d = naive_rr_rdp(f.alpha, eps0)
+    with mpmath.workdps(60):
+        B = mpmath.mpf(f.budget.numerator) / f.budget.denominator
+        assert n * d <= B < (n + 1) * d
+    assert mpf_to_fraction(f.dp_guarantee(dps=30)["eps"]) <= eps
+    g = CalibratedRenyiFilter.from_json(f.to_json())
+    assert g.n == n and not g.can_run(eps0) and g.can_run(0)
+
+
+def test_calibrated_zcdp_filter_count_and_conversion():
+    eps, delta, eps0 = F(1), F(1, 10**6), F(1, 100)
+    f = CalibratedZCDPFilter(eps, delta)
+    n = 0
+    while f.try_run(eps0):
+        n += 1
+    assert n == calibrated_zcdp_rounds(eps0, eps, delta) == 487
+    rho = zcdp_improved_budget_q(eps, delta)
+    assert mpf_to_fraction(zcdp_to_dp(rho, delta, dps=30).eps) <= eps * (1 + F(1, 10**25))
+    with mpmath.workdps(60):
+        e = mpmath.mpf(1) / 100
+        t = e * mpmath.tanh(e / 2)
+        R = mpmath.mpf(rho.numerator) / rho.denominator
+        assert n * t <= R < (n + 1) * t
+
+
+def test_order_rule_is_fixed_by_the_anticipated_workload_only():
+    """rr_calibrated_alpha is a function of (eps0, eps, delta): same inputs, same order; its count beats its grid neighbours."""
+    a = rr_calibrated_alpha("0.01", "1", "1e-6")
+    assert a == rr_calibrated_alpha(F(1, 100), 1, F(1, 10**6)) == F(707, 32)
+    k = calibrated_renyi_rounds("0.01", "1", "1e-6")
+    for da in (F(-1, 64), F(1, 64)):
+        from reference.bounds.calibrated import _rounds_at
+        assert _rounds_at(a + da, F(1, 100), cks_rdp_budget_q(a + da, F(1), F(1, 10**6))) <= k
+
+
+@pytest.mark.parametrize("eps0,expected", [(F(1, 100), 490), (F(1, 20), 23)])
+def test_issue_target_85_percent_of_optimal(eps0, expected):
+    """At (1, 1e-6) the calibrated Renyi filter admits >= 85% of the exact optimal (KOV) count."""
+    k = calibrated_renyi_rounds(eps0, 1, F(1, 10**6))
+    opt = optimal_rounds_homogeneous(eps0, 1, F(1, 10**6))
+    assert k == expected and k <= opt and 100 * k >= 85 * opt
+
+
+def test_verifier_certifies_both_filters_and_catches_the_uncalibrated_budget():
+    for name in ("F21_calibrated_renyi_filter", "F21_calibrated_zcdp_filter"):
+        fac, e0, r = TARGETS[name]
+        t = fac()
+        for an, adv in default_adversaries(t, e0, r).items():
+            res = verify(t, adv, r)
+            assert res.verdict == "pass", (name, an, res.hi, res.allowed)
+    neg = verify(UncalibratedRenyiTarget(1, F(1, 1000), 8), Homogeneous(F(1, 10)), 300)
+    assert neg.verdict == "FAIL" and mpf_to_fraction(neg.lo) > neg.allowed
+
+
+def test_bad_input_names_the_parameter():
+    with pytest.raises(ValueError, match="alpha"):
+        CalibratedRenyiFilter(1, F(1, 10), 1)
+    with pytest.raises(ValueError, match="delta"):
+        CalibratedZCDPFilter(1, 0)
+    with pytest.raises(ValueError, match="eps_t"):
+        CalibratedZCDPFilter(1, F(1, 10)).run(-1)
