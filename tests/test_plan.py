@@ -1,0 +1,60 @@
+"""``fullyadaptive plan``: every valid filter's rounds on an anticipated workload against the optimal limit."""
+from __future__ import annotations
+
+import json
+from fractions import Fraction as F
+
+import pytest
+
+from reference.bounds.baselines import ROUND_RULES, best_filter, percent_of_optimal, rounds_comparison
+from reference.cli import main
+from reference.cli.plan import Step, parse_workload, plan
+
+
+def test_rr_workload_matches_rounds_comparison_and_recommends_the_calibrated_renyi_filter(capsys):
+    assert main(["plan", "--eps", "1", "--delta", "1e-6", "--workload", "rr:0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "% of optimal" in out and "fixed" in out.lower() and "Recommended: calibrated Renyi filter" in out
+    p = plan(1, "1e-6", "rr:0.01")
+    c = rounds_comparison("0.01", 1, "1e-6")
+    got = {r["key"]: r["rounds"] for r in p["rows"]}
+    for k in ("calibrated_renyi_filter", "calibrated_zcdp_filter", "gdp_filter", "whitehouse_filter", "feldman_zrnic_filter"):
+        assert got[k] == c[k], k
+    assert p["optimal"] == c["optimal"] == 562
+    assert p["recommended"] == "calibrated_renyi_filter" and got["calibrated_renyi_filter"] == 490
+    assert best_filter(c) == ("calibrated_renyi_filter", 490)
+    assert float(percent_of_optimal(490, 562)) == pytest.approx(87.19, abs=0.01)
+    assert {k for k, _, _ in ROUND_RULES} == set(c)
+
+
+def test_gaussian_workload_gdp_filter_is_100_percent(capsys):
+    p = plan(1, "1e-6", "gaussian:sigma=20")
+    gdp = next(r for r in p["rows"] if r["key"] == "gdp_filter")
+    assert p["recommended"] == "gdp_filter" and gdp["rounds"] == p["optimal"] == 22 and gdp["percent_of_optimal"] == 100.0
+    assert all(r["rounds"] <= p["optimal"] for r in p["rows"])
+    assert main(["plan", "--eps", "1", "--delta", "1e-6", "--workload", "gaussian:sigma=20", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["recommended"] == "gdp_filter" and d["optimal"] == 22
+
+
+def test_mixed_workload_and_parsing():
+    cyc = parse_workload("rr:0.01*3; gaussian:sigma=40:sensitivity=2, gdp:1/20")
+    assert [s.kind for s in cyc] == ["dp", "dp", "dp", "gdp", "gdp"]
+    assert cyc[3].value == F(1, 20) and cyc[4].value == F(1, 20)
+    p = plan(1, "1e-6", "rr:0.01*3;gaussian:sigma=40")
+    assert p["optimal"] is None and {r["key"] for r in p["rows"]} == {"gdp_filter", "calibrated_zcdp_filter",
+                                                                     "calibrated_renyi_filter"}
+    assert all(r["rounds"] > 0 for r in p["rows"])
+
+
+@pytest.mark.parametrize("spec,msg", [("foo:1", "kind"), ("rr:-1", "eps"), ("gaussian:mu=2", "sigma"), ("rr:0.1*0", "repeat"),
+                                      ("", "non-empty")])
+def test_bad_workload_exits_2_naming_the_item(spec, msg, capsys):
+    assert main(["plan", "--eps", "1", "--delta", "1e-6", "--workload", spec]) == 2
+    err = capsys.readouterr().err
+    assert "fullyadaptive plan: error:" in err and msg in err
+
+
+def test_bad_target_exits_2(capsys):
+    assert main(["plan", "--eps", "1", "--delta", "2", "--workload", "rr:0.1"]) == 2
+    assert "delta" in capsys.readouterr().err
