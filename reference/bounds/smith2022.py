@@ -79,7 +79,7 @@ def _mu_formula_admits(x: Fraction, e: Fraction) -> bool:
                "e^-eps (1 - a)) is the curve of eps-DP; G_mu(a) = Phi(Phi^{-1}(1-a) - mu)); checked by proofs/"
                "test_smith2022_dp_to_gdp.py on a grid and against an independent 60-digit route.")
 def dp_step_mu(eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Derived (dong2022 f-DP, Section 2): the smallest mu such that every eps-DP mechanism is mu-GDP is 2 Phi^{-1}(e^eps/(1+e^eps)); rounded UP.
+    """smith2022 charge of an eps-DP step (derived from dong2022 Section 2): the smallest mu with eps-DP => mu-GDP, 2 Phi^{-1}(e^eps/(1+e^eps)), rounded UP.
 
     Proof.  eps-DP is f_{eps,0}-DP with f_{eps,0}(a) = max(0, 1 - e^eps a, e^-eps (1 - a)), a
     piecewise-linear convex curve with its kink on the diagonal at a* = 1/(1 + e^eps), where
