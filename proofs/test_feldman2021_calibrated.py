@@ -146,3 +146,19 @@ def test_bad_input_names_the_parameter():
         CalibratedZCDPFilter(1, 0)
     with pytest.raises(ValueError, match="eps_t"):
         CalibratedZCDPFilter(1, F(1, 10)).run(-1)
+
+
+def test_symbolic_budget_agrees():
+    """symbolic.feldman2021.calibrated_budget (SymPy) at 40 digits equals cks_rdp_budget within its rounding."""
+    import sympy as sp
+
+    from symbolic.feldman2021 import calibrated_budget
+
+    res = calibrated_budget().result
+    syms = {s.name: s for s in res.free_symbols}
+    for a, e, d in ((F(707, 32), F(1), F(1, 10**6)), (F(3, 2), F(2), F(1, 10))):
+        v = sp.N(res.subs({syms["alpha"]: sp.Rational(a.numerator, a.denominator), syms["epsilon"]: sp.Rational(e.numerator, e.denominator),
+                           syms["delta"]: sp.Rational(d.numerator, d.denominator)}), 40)
+        c = cks_rdp_budget(a, e, d, dps=40)
+        with mpmath.workdps(40):
+            assert abs(mpmath.mpf(str(v)) - c) <= abs(c) * mpmath.mpf(10) ** -35

@@ -81,3 +81,18 @@ def test_small_eps_expansion():
     v = dp_step_mu(F(1, 10**6), dps=30)
     with mpmath.workdps(30):
         assert abs(v * 10**6 - mpmath.sqrt(mpmath.pi / 2)) < mpmath.mpf(10) ** -10
+
+
+def test_symbolic_derivation_agrees():
+    """symbolic.smith2022.dp_step_mu (SymPy: 2 sqrt(2) erfinv(tanh(eps/2))) evaluated at 40 digits equals the certified value."""
+    import sympy as sp
+
+    from symbolic.smith2022 import dp_step_mu as derivation
+
+    d = derivation()
+    eps = sp.Symbol("epsilon", positive=True)
+    for e in (F(1, 100), F(1), F(5)):
+        v = sp.N(d.result.subs(eps, sp.Rational(e.numerator, e.denominator)), 40)
+        c = dp_step_mu(e, dps=40)
+        with mpmath.workdps(40):
+            assert abs(mpmath.mpf(str(v)) - c) <= abs(c) * mpmath.mpf(10) ** -35
