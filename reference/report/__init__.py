@@ -582,17 +582,14 @@ def render_summary(rep: dict, paths: tuple | None = None) -> str:
          f"delta'' = {s['delta_second']}, homogeneous eps0-DP steps (delta0 = {s['delta0']}).",
          "",
          "Rounds admitted (exact decisions; n/a: outside the rule's regime):"]
-    keys = [k for k, _, _ in ROUND_RULES]
-    short = {"basic": "basic", "advanced": "adv. comp.", "optimal": "optimal", "whitehouse_filter": "W22 filter",
-             "feldman_zrnic_filter": "FZ filter", "rogers_filter": "R16 filter",
-             "rogers_filter_as_printed": "R16 as printed"}
-    head = ["eps0"] + [short.get(k, k) for k in keys]
-    rows = [[x["eps0"]] + ["n/a" if x["comparison"].get(k) is None else str(x["comparison"][k]) for k in keys]
-            for x in r["sweep"]] or [[r["eps0"], str(r["basic_composition"]), str(r["advanced_composition"]), "",
-                                      str(r["filter"]), "", "", ""]]
+    # one row per rule, one column per eps0: the table grows downwards as rules are added
+    sweep = r["sweep"] or [{"eps0": r["eps0"], "comparison": r.get("comparison", {})}]
+    head = ["rule"] + [f"eps0={x['eps0']}" for x in sweep]
+    rows = [[label] + ["n/a" if x["comparison"].get(k) is None else str(x["comparison"][k]) for x in sweep]
+            for k, label, _ in ROUND_RULES]
     w = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
-    L.append("  " + "  ".join(h.rjust(w[i]) for i, h in enumerate(head)))
-    L += ["  " + "  ".join(c.rjust(w[i]) for i, c in enumerate(row)) for row in rows]
+    L.append("  " + "  ".join(h.ljust(w[0]) if i == 0 else h.rjust(w[i]) for i, h in enumerate(head)))
+    L += ["  " + "  ".join(c.ljust(w[0]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(row)) for row in rows]
     L.append(f"At eps0 = {r['eps0']}: the filter (Theorem 1) admits {r['filter']} rounds, advanced composition "
              f"(eq. 2) {r['advanced_composition']} fixed in advance, basic composition {r['basic_composition']}.")
     L.append("")
