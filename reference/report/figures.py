@@ -161,7 +161,8 @@ def _draw_rounds(fig, d) -> None:
     ax.set_xlabel("eps0 (every step is eps0-DP)")
     ax.set_ylabel("rounds admitted")
     ax.set_title("Rounds admitted by every filter against the optimal composition")
-    ax.legend(fontsize=6)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
+    fig.subplots_adjust(left=0.08, right=0.5)
     _caption(fig, f"target (eps, delta) = ({p['eps']}, {p['delta']}); exact decisions; a rule admitting 0 rounds "
                   "is not drawn")
 
@@ -190,6 +191,10 @@ FIGURES: dict = {
 }
 
 
+#: Figure sizes (inches) other than the default 7 x 4.8: the rounds figure keeps its legend beside the axes.
+_SIZES = {"rounds_vs_eps0": (12, 5.2)}
+
+
 def draw(names, out_dir, *, progress=None) -> list[tuple[str, Path]]:
     """Compute and draw the figures ``names`` into ``out_dir`` (PNG, each written atomically); returns (name, path)."""
     from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
@@ -203,14 +208,14 @@ def draw(names, out_dir, *, progress=None) -> list[tuple[str, Path]]:
         if progress is not None:
             progress.update(i, name)
         data_fn, draw_fn, fname = FIGURES[name]
-        fig = Figure(figsize=(7, 4.8))
+        fig = Figure(figsize=_SIZES.get(name, (7, 4.8)))
         draw_fn(fig, data_fn())
         fig.subplots_adjust(bottom=0.17)
         path = d / fname
         fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{fname}.", suffix=".tmp")
         os.close(fd)
         try:
-            fig.savefig(tmp, format="png", dpi=120)
+            fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight")  # nothing clipped (legends beside the axes)
             os.replace(tmp, path)
         except BaseException:
             if os.path.exists(tmp):
