@@ -74,6 +74,10 @@ def _evidence_problem(item: str) -> str | None:
         from symbolic import derivations
 
         return None if item[9:] in derivations() else f"no derivation {item[9:]!r}"
+    if item.startswith("falsify:"):
+        from reference.falsify import claim_ids
+
+        return None if item[8:] in claim_ids() else f"no falsifier claim {item[8:]!r}"
     if item.startswith("catalog:"):
         from reference import catalog
 
@@ -92,7 +96,7 @@ def _evidence_problem(item: str) -> str | None:
         if cls not in _defined_names(path):
             return f"{rel} does not define {cls!r}"
         return None
-    return f"unrecognised evidence {item!r} (expected path::test, symbolic:, errata:, catalog:)"
+    return f"unrecognised evidence {item!r} (expected path::test, symbolic:, errata:, catalog:, falsify:)"
 
 
 def test_there_is_an_audit_for_every_seed():

@@ -70,7 +70,8 @@ def test_filter_adapter_agrees_with_stateful_object(name, seed):
         i = rng.randrange(len(menu))
         e, d = menu[i]
         st_ = _state(menu, counts)
-        if t.stat == "V":
+        if t.stat == "V" and not (isinstance(obj, Odometer) and sum(d > 0 for _, d in menu) > 1):
+            # (the W22 odometers need the counts of a menu with several delta > 0 items for their pDP drift)
             st_ = _vstate(st_)
         want = _can(obj, t, e, d)
         assert t.admits(st_, e, d) == want, (name, counts, i)
@@ -113,7 +114,8 @@ def test_odometer_adapter_agrees_with_stateful_object(name):
     counts = [0] * len(menu)
     for _ in range(25):
         st_ = _state(menu, counts)
-        if t.stat == "V":
+        if t.stat == "V" and not (isinstance(obj, Odometer) and sum(d > 0 for _, d in menu) > 1):
+            # (the W22 odometers need the counts of a menu with several delta > 0 items for their pDP drift)
             st_ = _vstate(st_)
         got = t.bound(st_)
         if obj is None:  # the Renyi odometer is a function: compare with its definition at R = V/2

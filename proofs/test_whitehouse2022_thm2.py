@@ -12,6 +12,11 @@ W22-EQ6-YSTAR; any y > 0 gives a valid filter odometer, so both the corrected an
 Second routes: each odometer equals the corresponding martingale boundary (Theorems 3-5) plus V/2; exact
 crossing probabilities on adaptive (eps_n, delta_n)-randomized response (pDP by Definition 6); rate and
 comparison claims at 110 digits.
+
+FALSE as printed for delta_n > 0 (ledger W22-THM2-DELTA): randomized response is not the worst case for a loss
+tail, and a pDP step whose loss under x is log(1/(1 - delta)) with probability one breaks every family.  The
+shipped Odometer replaces the V/2 drift of the delta_n > 0 steps by pdp_drift (derived); both facts are tested
+below, independently of the falsifier that found the counterexample.
 """
 from __future__ import annotations
 
@@ -104,11 +109,88 @@ def test_odometer_class_matches_the_three_families_and_N():
     for e, d in steps:
         o.record(e, d)
         V += e * e
-    b = o.bounds()
-    assert b["filter"] == W.filter_odometer(V, 1, "1e-6") and b["mixture"] == W.mixture_odometer(V, F(1, 10), "1e-6")
-    assert b["stitched"] == W.stitched_odometer(V, F(1, 100), "1e-6")
+    b = o.bounds(dps=40)
+    # the delta_n > 0 step carries the pDP drift instead of eps^2/2 (errata W22-THM2-DELTA); second route at 60 digits
+    with mpmath.workdps(60):
+        e, d = mpmath.mpf(1) / 5, mpmath.mpf(1) / 10**10
+        ell = -mpmath.log(1 - d * (1 + mpmath.exp(-e)))
+        drift = (e + ell) * mpmath.tanh((e + ell) / 2) + ell
+        shift = drift - e * e / 2
+        for fam, closed in (("filter", W.filter_odometer(V, 1, "1e-6", dps=50)), ("mixture", W.mixture_odometer(V, F(1, 10), "1e-6", dps=50)),
+                            ("stitched", W.stitched_odometer(V, F(1, 100), "1e-6", dps=50))):
+            # the drift is rounded up at 30 digits: tight to 1e-28, never below
+            assert abs(b[fam] - (closed + shift)) <= mpmath.mpf(10) ** -28 * b[fam] and b[fam] >= closed + shift - mpmath.mpf(10) ** -45
     o.record(F(1, 10), F(1, 10**9))  # sum delta = 1.1e-9 > delta''
     assert all(v == INF for v in o.bounds().values())
+    o2 = Odometer("1e-6", "1e-9", eps_target=1, rho=F(1, 10), v0=F(1, 100))
+    for e2 in (F(1, 10), F(1, 5), F(3, 10)):   # delta_n = 0: exactly the printed odometers
+        o2.record(e2)
+    V2 = o2.V
+    assert o2.bounds() == {"filter": W.filter_odometer(V2, 1, "1e-6"), "mixture": W.mixture_odometer(V2, F(1, 10), "1e-6"),
+                           "stitched": W.stitched_odometer(V2, F(1, 100), "1e-6")}
+
+
+def _good_event_drift(law, eps) -> F:
+    """E_P[L 1_G] for G = {|L| <= eps} as a rational upper bound (log of each ratio bounded above by a 40-digit rational)."""
+    out = F(0)
+    for a, b in zip(law.p, law.q):
+        if a == 0 or b == 0:
+            continue
+        r = a / b
+        from reference.precision import compare_exp_rational
+        if compare_exp_rational(eps, r) < 0 or compare_exp_rational(-eps, r) > 0:
+            continue  # outside G
+        with mpmath.workdps(50):
+            lg = mpmath.log(mpmath.mpf(r.numerator) / r.denominator)
+        out += a * (mpf_to_fraction(lg) + F(1, 10**40))
+    return out
+
+
+@pytest.mark.parametrize("eps, delta", [(F(1, 20), F(9, 200)), (F(1, 10), F(1, 100)), (F(1, 4), F(1, 20)), (F(1, 2), F(1, 10)),
+                                        (F(1), F(1, 5)), (F(0), F(1, 10))])
+def test_pdp_drift_bounds_the_good_event_mean_of_every_candidate_law(eps, delta):
+    """The lemma behind the correction: for every (eps, delta)-pDP candidate law (post-processings of RR, one-sided atoms,
+    threshold splits; exact membership), E_P[L 1_{|L| <= eps}] <= pdp_drift(eps, delta)."""
+    from reference.falsify.laws import pdp_candidates
+    bound = mpf_to_fraction(W.pdp_drift(eps, delta, dps=40))
+    laws = pdp_candidates(eps, delta, thresholds=(eps, 2 * eps) if eps else ())
+    assert laws
+    worst = max(_good_event_drift(law, eps) for law in laws)
+    assert worst <= bound
+    # and the printed eps^2/2 is NOT an upper bound on it once delta > 0 (the erratum) for small eps
+    if eps and eps <= F(1, 10):
+        assert worst > eps * eps / 2
+
+
+def test_delta_positive_as_printed_is_false_and_the_drift_restores_it():
+    """Errata W22-THM2-DELTA, by a route independent of the falsifier's engine.
+
+    Step law P = (1, 0) under x, Q = (1 - delta, delta) under x' with (eps, delta) = (1/20, 9/200): exactly (eps, delta)-pDP;
+    under x the loss after n steps is n log(1/(1 - delta)) with probability one.  delta' = 3/10, delta'' = 3/5 (n <= 13 steps
+    within the delta budget).  Printed: every family is crossed at some n <= 13 (probability 1 > 0.9).  Corrected (the
+    shipped Odometer): no family is crossed at any n <= 13.  The falsifier agrees on both.
+    """
+    from reference.falsify import falsify
+    from reference.falsify.laws import StepLaw, is_pdp
+    e, d, dp, ds = F(1, 20), F(9, 200), F(3, 10), F(3, 5)
+    law = StepLaw((F(1), F(0)), (1 - d, d), e, d)
+    assert is_pdp(law) and is_pdp(law.swapped())
+    o = Odometer(dp, ds, eps_target=1, rho=F(1, 100), v0=F(1, 100))
+    crossed_printed = {"filter": False, "mixture": False, "stitched": False}
+    with mpmath.workdps(60):
+        step = mpmath.log(1 / (1 - mpmath.mpf(9) / 200))
+        for n in range(1, 14):
+            o.record(e, d)
+            L = n * step
+            V = F(n, 400)
+            printed = {"filter": W.filter_odometer(V, 1, dp, dps=40), "mixture": W.mixture_odometer(V, F(1, 100), dp, dps=40),
+                       "stitched": W.stitched_odometer(V, F(1, 100), dp, dps=40)}
+            for k, u in printed.items():
+                crossed_printed[k] |= bool(L > u)
+            assert all(u > L for u in o.bounds(dps=40).values()), n
+    assert all(crossed_printed.values())
+    bad, good = falsify("W22-THM2-DELTA")[0], falsify("W22-THM2-DELTA-CORRECTED")[0]
+    assert bad.found and F(bad.counterexample["probability_lower"]) == 1 and not good.found
 
 
 # ---- Section 5 comparison and rate claims ----------------------------------------------------------
