@@ -162,3 +162,24 @@ def test_symbolic_budget_agrees():
         c = cks_rdp_budget(a, e, d, dps=40)
         with mpmath.workdps(40):
             assert abs(mpmath.mpf(str(v)) - c) <= abs(c) * mpmath.mpf(10) ** -35
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.sampled_from([F(1, 10), F(1, 5), F(3, 10), F(0)]), min_size=1, max_size=40))
+def test_verifier_adapters_decide_as_the_stateful_filters(seq):
+    """On random step sequences the verifier adapters (state written from the engine's multiset) decide as try_run does."""
+    from reference.verify.calibrated import CalibratedRenyiTarget, CalibratedZCDPTarget
+    from reference.verify.engine import AccState
+
+    menu = tuple((e, F(0)) for e in (F(1, 10), F(1, 5), F(3, 10), F(1, 1000)))
+    for target, obj in ((CalibratedRenyiTarget(1, F(1, 10), alpha=8), CalibratedRenyiFilter(1, F(1, 10), 8)),
+                        (CalibratedZCDPTarget(1, F(1, 10)), CalibratedZCDPFilter(1, F(1, 10)))):
+        counts = [0] * len(menu)
+        for e in seq:
+            if e == 0:
+                e = F(1, 1000)
+            st_ = AccState(sum((c * m[0] ** 2 for c, m in zip(counts, menu)), F(0)), F(0), tuple(counts), menu)
+            want = obj.try_run(e)
+            assert target.admits(st_, e, F(0)) == want
+            if want:
+                counts[[m[0] for m in menu].index(e)] += 1

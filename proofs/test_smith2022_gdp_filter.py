@@ -101,3 +101,20 @@ def test_verifier_certifies_the_gdp_filter_and_catches_the_naive_charge():
         assert res.verdict == "pass", (name, res.hi, res.allowed)
     neg = verify(NaiveGDPTarget(1, F(1, 1000)), Homogeneous(F(1, 10)), 300)
     assert neg.verdict == "FAIL" and mpf_to_fraction(neg.lo) > neg.allowed
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.sampled_from([F(1, 10), F(1, 5), F(3, 10)]), min_size=1, max_size=40))
+def test_verifier_adapter_decides_as_the_stateful_filter(seq):
+    """The GDP adapter (S rebuilt from the engine's multiset) decides as GaussianDPFilter.try_run_dp on random sequences."""
+    from reference.verify.engine import AccState
+
+    menu = tuple((e, F(0)) for e in (F(1, 10), F(1, 5), F(3, 10)))
+    t, obj = GDPFilterTarget(1, F(1, 10)), GaussianDPFilter(1, F(1, 10))
+    counts = [0] * len(menu)
+    for e in seq:
+        st_ = AccState(sum((c * m[0] ** 2 for c, m in zip(counts, menu)), F(0)), F(0), tuple(counts), menu)
+        want = obj.try_run_dp(e)
+        assert t.admits(st_, e, F(0)) == want
+        if want:
+            counts[[m[0] for m in menu].index(e)] += 1
