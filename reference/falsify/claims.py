@@ -291,7 +291,7 @@ CLAIMS: list[Claim] = [
           "whitehouse2022 Lemma 1 / whitehouse2023 Lemma 2 / rogers2016 Lemma 2.3 (corrected)",
           ("whitehouse2022_lem1_dp_to_pdp_delta_corrected", "rogers2016_lem2_3_dp_to_pdp_delta"),
           "dp", "pdp_conversion", "valid", _pdp_conv_probes,
-          single_step=lambda e, d: wh.dp_to_pdp_delta_corrected(e, d, dps=30), conversion_grid=_DP_TO_PDP_GRID),
+          single_step=lambda e, d: wh.dp_to_pdp_delta(e, d, dps=30), conversion_grid=_DP_TO_PDP_GRID),
     # ---- false claims: the falsifier must find a certified counterexample ---------------------
     Claim("W22-THM2-DELTA", "Theorem 2's odometers for (eps_n, delta_n)-pDP steps with delta_n > 0, failure probability delta' + delta''",
           "whitehouse2022 Theorem 2 = whitehouse2023 Theorem 3 (delta_n > 0 extension)",
@@ -304,9 +304,10 @@ CLAIMS: list[Claim] = [
            "rogers2016_thm6_5_granular", "rogers2016_thm6_5_granular_as_printed"),
           "dp", "loss_tail", "false", _rogers_lem35_probes, erratum="R16-LEM3-5-LOSS"),
     Claim("R16-LOSS-FORM-FILTER", "the basic filter bounds the loss at its stopping time: P(|L_N| > eps_g) <= delta_g (Definition 3.2)",
-          "rogers2016 Theorem 3.6 (filter) read with Definition 3.2's loss form", ("rogers2016_thm3_6_stop_index",),
+          "rogers2016 Theorem 3.6 (filter) read with Definition 3.2's loss form", (),
           "dp", "loss_at_stop", "false", _rogers_loss_filter_probes, erratum="R16-LEM3-5-LOSS",
-          note="Its DP conclusion (R16-THM3-6-FILTER-DP) holds."),
+          note="Its DP conclusion (R16-THM3-6-FILTER-DP, catalog rogers2016_thm3_6_stop_index) holds; the shipped "
+               "filters promise DP only."),
     Claim("W22-LEM4-QUOTED", "Rogers et al.'s odometer as quoted in whitehouse2022 Lemma 4 is a delta'-privacy odometer",
           "whitehouse2022 Lemma 4", ("whitehouse2022_lem4",), "pure", "loss_tail", "false", _quoted_probes(2022),
           erratum="W22-LEM4-QUOTE"),
@@ -317,11 +318,11 @@ CLAIMS: list[Claim] = [
           "whitehouse2022 Lemma 1 / whitehouse2023 Lemma 2 (as printed)",
           ("whitehouse2022_lem1_dp_to_pdp_delta", "whitehouse2023_lem2_dp_to_pdp_delta"),
           "dp", "pdp_conversion", "false", _pdp_conv_probes, erratum="W22-LEM1-DP-TO-PDP",
-          single_step=lambda e, d: wh.dp_to_pdp_delta(e, d, dps=30), conversion_grid=_DP_TO_PDP_GRID),
+          single_step=lambda e, d: _printed_up(wh.dp_to_pdp_delta_as_printed(e, d, dps=40)), conversion_grid=_DP_TO_PDP_GRID),
     Claim("R16-LEM2-3-PRINTED", "(eps, delta)-DP implies (2 eps, 2 delta/e^eps)-pointwise DP",
           "rogers2016 Lemma 2.3 (second claim, as printed)", ("rogers2016_lem2_3_dp_to_pdp_delta_as_printed",),
           "dp", "pdp_conversion", "false", _pdp_conv_probes, erratum="R16-LEM2-3-PDP",
-          single_step=lambda e, d: r16.dp_to_pdp_delta_as_printed(e, d, dps=30), conversion_grid=_DP_TO_PDP_GRID),
+          single_step=lambda e, d: _printed_up(r16.dp_to_pdp_delta_as_printed(e, d, dps=40)), conversion_grid=_DP_TO_PDP_GRID),
     # ---- negative controls: deliberately broken rules the falsifier must catch ---------------
     Claim("NC-DRIFT-ONLY-FILTER", "negative control: admit while V/2 <= eps (Theorem 1's concentration term dropped)",
           "whitehouse2022 Theorem 1 (broken on purpose)", (), "pure", "dp", "false",
@@ -331,6 +332,11 @@ CLAIMS: list[Claim] = [
           lambda deep: [Probe(lambda: PrintedOdometer("NC_quarter_log_odometer", _quarter_log, F(1, 10)), [(F(1, 2), 0)],
                               "pure", 8, max_laws=2)], control=True),
 ]
+
+
+def _printed_up(v):
+    """A printed (to-nearest, 40-digit) value as an mpf bumped up by 1e-30 relative: a safe upper end of the printed value."""
+    return v * (1 + mpmath.mpf(10) ** -30)
 
 
 def _quarter_log(V):
