@@ -55,10 +55,16 @@ def _detail(r) -> str:
 
 
 def _run(args) -> int:
-    from .. import __version__
     from ..falsify import CLAIMS, claim_ids, falsify
+    from . import build_info
 
     if args.list:
+        if args.json:
+            print(json.dumps({"claims": [{"claim": c.id, "statement": c.statement, "source": c.source,
+                                          "catalog_ids": list(c.catalog_ids), "hypothesis": c.hypothesis,
+                                          "conclusion": c.conclusion, "catalog_says": c.expected, "erratum": c.erratum,
+                                          "control": c.control} for c in CLAIMS], **build_info()}, indent=2))
+            return 0
         for c in CLAIMS:
             print(f"{c.id:28s} {c.expected:6s} {c.hypothesis:5s} -> {c.conclusion:15s} {c.source}")
         return 0
@@ -75,8 +81,8 @@ def _run(args) -> int:
     results = falsify(args.claim, deep=args.deep, progress=progress)
     ok = all(r.agrees for r in results)
     if args.json:
-        print(json.dumps({"version": __version__, "deep": args.deep, "all_agree": ok,
-                          "results": [r.as_dict() for r in results]}, indent=2))
+        print(json.dumps({"deep": args.deep, "all_agree": ok, "results": [r.as_dict() for r in results], **build_info()},
+                         indent=2))
     else:
         print(_table(results))
         print()

@@ -369,8 +369,33 @@ def _verification(cfg: dict, progress: Progress) -> dict | None:
     controls = [{"control": r.extra.get("control", r.target), "adversary": r.adversary, "allowed": _s(r.allowed),
                  "achieved_lo": _s(r.lo), "achieved_hi": _s(r.hi), "verdict": r.verdict}
                 for r in negative_control_table()]
+    progress.stage("general step laws")
+    from ..falsify.verifier_menu import general_slack_table
+    general = [{"target": r["target"], "step_family": r["step_family"], "runs": r["runs"], "allowed": _s(r["allowed"]),
+                "worst_lo": _s(r["worst_lo"]), "worst_adversary": r["worst_adversary"], "verdict": r["verdict"]}
+               for r in general_slack_table()]
     progress.done()
-    return {"targets": table, "negative_controls": controls}
+    for t, r in zip(table, rows):
+        t["steps_checked"] = r.get("steps_checked")
+    return {"targets": table, "negative_controls": controls, "general_step_laws": general}
+
+
+def _falsification(cfg: dict, progress: Progress) -> dict | None:
+    """The falsifier (reference.falsify): every claim attacked over general finite step laws, at its default space."""
+    if not cfg.get("verify", True):
+        return None
+    from ..falsify import falsify
+    progress.stage("falsifier")
+    out = []
+    for r in falsify("all"):
+        d = r.as_dict()
+        ce = d["counterexample"] or {}
+        out.append({"claim": d["claim"], "source": d["source"], "catalog_says": d["catalog_says"],
+                    "control": r.claim.control, "verdict": d["verdict"], "agrees": d["agrees_with_catalog"],
+                    "probability": ce.get("probability_decimal"), "promised": ce.get("promised_decimal"),
+                    "erratum": d["erratum"]})
+    progress.done()
+    return {"claims": out}
 
 
 def build_report(config: dict | None = None, *, progress: "bool | Progress" = False) -> dict:
@@ -398,6 +423,7 @@ def build_report(config: dict | None = None, *, progress: "bool | Progress" = Fa
             "odometers": _odometers(cfg, digits),
             "amplification": _amplification(cfg, digits),
             "verification": _verification(cfg, prog),
+            "falsification": _falsification(cfg, prog),
             "errata": errata,
             "errata_problem": problem,
         }
@@ -507,7 +533,11 @@ def render_markdown(rep: dict) -> str:
         L.append("## Exact verification on adaptive randomized response")
         L.append("")
         L.append("By the reduction to conditional randomized response (whitehouse2022 Lemma 3; rogers2016 Theorem 2.7, "
-                 "Lemma 3.4) adaptive RR is the worst case for a filter or odometer. For each target and each adversary "
+                 "Lemma 3.4) adaptive RR is the worst case for a DP conclusion (a filter). It is NOT the worst case for a "
+                 "privacy-loss tail (an odometer, a loss-form filter): the loss of a post-processed view is not the "
+                 "post-processed loss, and two printed theorems fail exactly there (errata W22-THM2-DELTA, R16-LEM3-5-LOSS). "
+                 "The column 'steps checked' says what each row establishes; the falsifier (next section) covers general "
+                 "step laws. For each target and each adversary "
                  "(homogeneous, alternating, loss-chasing, variance-spender, Rogers et al.'s Algorithm 5, random adaptive, "
                  "delta-spender) the verifier computes the law of the privacy loss exactly on a lattice, with a rigorous "
                  "enclosure [lo, hi] of the delta achieved: the hockey-stick divergence of the stopped transcript for a "
@@ -516,16 +546,38 @@ def render_markdown(rep: dict) -> str:
                  "--rounds, --json).")
         L.append("")
         L += _table(["target", "kind", "eps", "delta allowed", "worst adversary", "achieved (certified hi)", "slack",
-                     "verdict"],
+                     "verdict", "steps checked"],
                     [[t["target"], t["kind"], t["eps"] or "-", t["allowed"], t["worst_adversary"], t["achieved_hi"],
-                      t["slack"], t["verdict"]] for t in v["targets"]])
+                      t["slack"], t["verdict"], t.get("steps_checked") or "RR"] for t in v["targets"]])
         L.append("")
+        if v.get("general_step_laws"):
+            L.append("The same shipped objects on general finite step laws (the falsifier's candidate laws, menus of one or "
+                     "two laws, its adaptive adversaries; worst certified value over all runs):")
+            L.append("")
+            L += _table(["target", "step family", "runs", "worst (certified lo)", "worst adversary", "allowed", "verdict"],
+                        [[g["target"], g["step_family"], str(g["runs"]), g["worst_lo"], g["worst_adversary"], g["allowed"],
+                          g["verdict"]] for g in v["general_step_laws"]])
+            L.append("")
         L.append("Negative controls: rules known to be invalid, each with the adversary that breaks it. FAIL means "
                  "caught (the certified lower bound of the delta achieved exceeds the delta allowed).")
         L.append("")
         L += _table(["control", "adversary", "delta allowed", "achieved (certified lo)", "verdict"],
                     [[c["control"], c["adversary"], c["allowed"], c["achieved_lo"], c["verdict"]]
                      for c in v["negative_controls"]])
+        L.append("")
+    fz = rep.get("falsification")
+    if fz is not None:
+        L.append("## The falsifier: every claim attacked beyond randomized response")
+        L.append("")
+        L.append("`fullyadaptive falsify` composes general finite step laws (post-processings of randomized response on up "
+                 "to 4 outcomes, atoms charged by one side only, threshold splits; each decided exactly against the claim's "
+                 "hypothesis), chosen adaptively, and evaluates each claim's conclusion exactly. A false claim must yield a "
+                 "certified counterexample, a valid one none, and each deliberately broken control must be caught.")
+        L.append("")
+        L += _table(["claim", "source", "catalog says", "search found", "probability > promised", "agrees"],
+                    [[c["claim"], c["source"], c["catalog_says"] + (" (control)" if c["control"] else ""), c["verdict"],
+                      f"{c['probability']} > {c['promised']}" if c["probability"] else "-", "yes" if c["agrees"] else "NO"]
+                     for c in fz["claims"]])
         L.append("")
     L.append("## Catalog at default parameters")
     L.append("")
@@ -556,13 +608,16 @@ def render_markdown(rep: dict) -> str:
     else:
         for i, it in enumerate(errata, 1):
             title = it.get("id") or f"erratum {i}"
-            L.append(f"### {_md_cell(title)}")
+            retracted = it.get("status") == "retracted"
+            L.append(f"### {_md_cell(title)}" + (" (RETRACTED)" if retracted else ""))
             L.append("")
+            if retracted:
+                L.append(f"- **retracted**: {_md_cell(it.get('retraction'))}")
             for f in _ERRATUM_FIELDS:
                 if f in it and it[f] not in (None, ""):
                     L.append(f"- **{f}**: {_md_cell(it[f])}")
             for f, v in it.items():
-                if f != "id" and f not in _ERRATUM_FIELDS:
+                if f not in ("id", "retraction") and f not in _ERRATUM_FIELDS and v not in (None, ""):
                     L.append(f"- **{f}**: {_md_cell(v)}")
             L.append("")
     return "\n".join(L).rstrip() + "\n"
@@ -603,8 +658,19 @@ def render_summary(rep: dict, paths: tuple | None = None) -> str:
         bad = [x["target"] for x in t if x["verdict"] != "pass"]
         verdict = "PASS" if not bad and len(caught) == len(v["negative_controls"]) else "FAIL"
         L.append(f"Exact verifier: {verdict}: {len(ok)}/{len(t)} filters and odometers achieve at most the delta "
-                 f"they claim; {len(caught)}/{len(v['negative_controls'])} negative controls caught"
-                 + (f"; failing: {', '.join(bad)}" if bad else "") + ".")
+                 f"they claim on adaptive RR (exact for DP conclusions); {len(caught)}/{len(v['negative_controls'])} "
+                 f"negative controls caught" + (f"; failing: {', '.join(bad)}" if bad else "") + ".")
+        gen = v.get("general_step_laws") or []
+        if gen:
+            gbad = [g["target"] for g in gen if g["verdict"] != "pass"]
+            L.append(f"On general step laws: {len(gen) - len(gbad)}/{len(gen)} pass" + (f"; failing: {', '.join(gbad)}" if gbad else "") + ".")
+    fz = rep.get("falsification")
+    if fz is not None:
+        cl = fz["claims"]
+        refuted = [c["claim"] for c in cl if c["verdict"].startswith("certified") and not c["control"]]
+        disagree = [c["claim"] for c in cl if not c["agrees"]]
+        L.append(f"Falsifier: {len(cl)} claims; refuted as printed: {', '.join(refuted)}; "
+                 + ("all results agree with the catalog." if not disagree else f"DISAGREE: {', '.join(disagree)}."))
     vc = rep.get("validity_counts") or {}
     cat = rep.get("catalog", [])
     errors = sum(1 for c in cat if c.get("value") is None)

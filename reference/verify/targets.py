@@ -556,8 +556,16 @@ def slack_table(targets="all", adversaries="all", rounds: Optional[int] = None, 
         out.append({"target": tn, "kind": t.kind, "eps": None if t.eps is None else t.eps, "allowed": t.allowed,
                     "worst_adversary": worst.adversary, "achieved_lo": worst.lo, "achieved_hi": worst.hi,
                     "slack": worst.slack, "verdict": verdict, "description": t.description,
+                    "steps_checked": STEPS_CHECKED[t.kind],
                     "per_adversary": [r.as_dict() for r in results]})
     return out
+
+
+#: What the randomized-response verifier establishes, by target kind.  RR is the worst case for a DP conclusion
+#: (every (eps, delta)-DP step is a post-processing of RR, and DP survives post-processing), but not for a loss
+#: tail: the loss of a post-processed view is not the post-processed loss (errata W22-THM2-DELTA, R16-LEM3-5-LOSS).
+STEPS_CHECKED = {"filter": "RR (exact for the DP conclusion)",
+                 "odometer": "RR only (loss tail; general laws: falsifier)"}
 
 
 NEGATIVE_CONTROLS = {
@@ -604,15 +612,16 @@ def render_table(rows: Iterable, *, title: str = "Certified slack of filters and
     """Plain-text rendering of :func:`slack_table` rows (or :class:`VerifierResult` objects, e.g. negative controls)."""
     rows = list(rows)
     head = ["target", "kind", "eps", "delta allowed", "worst adversary", "achieved (lo)", "achieved (hi)", "slack hi/allowed",
-            "verdict"]
+            "verdict", "steps checked"]
     body = []
     for r in rows:
         if isinstance(r, VerifierResult):
             body.append([r.extra.get("control", r.target), r.kind, _fmt(r.eps), _fmt(r.allowed), r.adversary, _fmt(r.lo),
-                         _fmt(r.hi), _fmt(r.slack), r.verdict])
+                         _fmt(r.hi), _fmt(r.slack), r.verdict, "RR"])
         else:
             body.append([r["target"], r["kind"], _fmt(r["eps"]), _fmt(r["allowed"]), r["worst_adversary"],
-                         _fmt(r["achieved_lo"]), _fmt(r["achieved_hi"]), _fmt(r["slack"]), r["verdict"]])
+                         _fmt(r["achieved_lo"]), _fmt(r["achieved_hi"]), _fmt(r["slack"]), r["verdict"],
+                         r.get("steps_checked", STEPS_CHECKED.get(r["kind"], "RR"))])
     w = [max(len(head[i]), *(len(b[i]) for b in body)) if body else len(head[i]) for i in range(len(head))]
     line = "  ".join(h.ljust(w[i]) for i, h in enumerate(head))
     out = [title, line, "-" * len(line)]
