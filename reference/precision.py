@@ -3,9 +3,12 @@
 Every public function of :mod:`reference` goes through this module:
 
 1. **Inputs are parsed exactly** (:func:`to_exact`): ``int``, decimal ``str``
-   (``"1e-6"`` means exactly 10^-6; ``"1/3"`` is also accepted), ``Fraction``,
-   ``float`` (taken as its exact binary value) and ``mpmath.mpf`` all become a
-   :class:`fractions.Fraction`.  ``bool``, NaN and infinities are refused.
+   (``"1e-6"`` means exactly 10^-6; ``"1/3"`` is also accepted; ASCII digits only, no
+   underscores), ``Fraction``, ``float`` and NumPy scalars (taken as their exact binary
+   value, with a :class:`FloatInputWarning` when that is not the decimal they print as)
+   and ``mpmath.mpf`` all become a :class:`fractions.Fraction`.  ``bool``, NaN,
+   infinities, unordered collections of steps and strings outside the supported
+   exponent range (:data:`MAX_DECIMAL_EXPONENT`) are refused at once.
 2. **Work is done in interval arithmetic** (:func:`certified`): the formula is
    evaluated with :mod:`mpmath`'s interval context at the caller's precision plus
    guard bits, in a *private* context (global ``mpmath.mp`` / ``mpmath.iv`` state
@@ -703,8 +706,9 @@ def directed_decimal(x, digits: int, direction: str) -> str:
     rounded, precision doubled until the floor is decided), never from an exact
     fraction of ``10^K``: printing ``1e-1000000`` or ``2^(10^7)`` costs about
     ``digits`` digits of work, and no int is ever converted to a string beyond the
-    interpreter's 4300-digit limit.  Exact rational arithmetic is used only for a
-    value within 2^-262144 (relative) of a rounding boundary.
+    interpreter's 4300-digit limit.  Exact rational arithmetic is used only when
+    2^18-bit enclosures still straddle a rounding boundary.  Values whose binary
+    exponent has more than :data:`MAX_EXPONENT_BITS` bits are refused (``ValueError``).
 
     Raises ``TypeError``/``ValueError`` for ``digits`` not an int in [1, MAX_DIGITS],
     an unknown ``direction`` or a NaN.

@@ -380,3 +380,16 @@ def test_enclosure_width_meets_the_promised_precision(name, x, y, dps):
     scale = max(abs(enc.lo), abs(enc.hi))
     assert enc.hi - enc.lo <= scale * mpmath.ldexp(1, -_target_bits(dps))
     assert enc.hi - enc.lo <= scale * mpmath.mpf(10) ** -dps
+
+
+@given(st.decimals(allow_nan=False, allow_infinity=False, min_value=Decimal("-1e300"), max_value=Decimal("1e300")),
+       st.sampled_from(["{}", "{:e}", "{:f}", " {} ", "+{}"]))
+@example(Decimal("0.000123"), "{}")
+@example(Decimal("1200"), "{:e}")
+@example(Decimal("-0"), "{}")
+def test_ascii_decimal_parser_agrees_with_decimal(d, fmt):
+    """Second route: the standard library's Decimal (the parser is now a strict ASCII regex)."""
+    s = fmt.format(d)
+    if s.strip().startswith("+-"):
+        return
+    assert to_exact(s, "x") == Fraction(Decimal(s.strip()))
