@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 __all__ = ["Derivation", "DERIVATIONS", "y_star", "a_b", "filter_odometer", "normal_mixture",
-           "rr_expected_loss", "zcdp_to_dp", "stitching_constants", "SYMBOLS"]
+           "rr_expected_loss", "zcdp_to_dp", "stitching_constants", "pdp_drift", "SYMBOLS"]
 
 eps, dp, V, y, s, a, b, lam, rho, S, alpha = sp.symbols("epsilon delta_prime V y s a b lambda rho S alpha", positive=True)
 L = sp.Symbol("L", positive=True)  # L = log(1/delta')
@@ -150,4 +150,32 @@ def stitching_constants() -> Derivation:
     return d
 
 
-DERIVATIONS = {f.__name__: f for f in (y_star, a_b, filter_odometer, normal_mixture, rr_expected_loss, zcdp_to_dp, stitching_constants)}
+def pdp_drift() -> Derivation:
+    """Theorem 2 with delta_n > 0 (errata W22-THM2-DELTA): the drift of one (eps, delta)-pDP step killed at its first bad outcome.
+
+    Premises (see reference.bounds.whitehouse2023.pdp_drift): G = {|L| <= eps}, a = P(G) >= 1 - delta,
+    b = Q(G) >= 1 - c with c = delta (1 + e^-eps); E_P[L 1_G] = a KL(p~||q~) + a log(a/b) with |log p~/q~| <= eps + l,
+    l = -log(1 - c); KL <= e~ tanh(e~/2) (Lemma 6 for pairs with bounded log ratio).
+    """
+    dlt = sp.Symbol("delta", positive=True)
+    d = Derivation("pdp_drift", "whitehouse2022 Theorem 2 / whitehouse2023 Theorem 3, delta_n > 0 (derived; errata W22-THM2-DELTA)")
+    worst = -sp.log(1 - dlt)
+    d.step("the law P = (1, 0), Q = (1 - delta, delta) is (eps, delta)-pDP for delta <= 1 - e^-eps; its sure loss", worst)
+    d.step("at delta = 1 - e^-eps the sure loss is eps, above the printed drift eps^2/2 for eps < 2",
+           sp.simplify(worst.subs(dlt, 1 - sp.exp(-eps))))
+    c = dlt * (1 + sp.exp(-eps))
+    ell = -sp.log(1 - c)
+    d.step("mass of Q off G is at most c = delta (1 + e^-eps); l = log(1/(1 - c))", ell)
+    et = eps + ell
+    drift = et * sp.tanh(et / 2) + ell
+    d.step("KL(p~||q~) <= e~ tanh(e~/2), e~ = eps + l; plus a log(a/b) <= l", drift)
+    d.step("delta = 0 gives back the pure-DP drift eps tanh(eps/2)", sp.simplify(drift.subs(dlt, 0) - eps * sp.tanh(eps / 2)))
+    d.step("first order in delta", sp.simplify(sp.series(drift, dlt, 0, 2).removeO()))
+    d.step("the bound exceeds the sure loss of the worst law: l - log(1/(1 - delta)) = log((1 - delta)/(1 - c)) >= 0",
+           sp.simplify(sp.expand_log(ell - worst, force=True)))
+    d.result = drift
+    return d
+
+
+DERIVATIONS = {f.__name__: f for f in (y_star, a_b, filter_odometer, normal_mixture, rr_expected_loss, zcdp_to_dp,
+                                       stitching_constants, pdp_drift)}

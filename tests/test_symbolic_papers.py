@@ -143,3 +143,18 @@ def test_improved_conversion_optimum_solves_the_derived_stationarity(rho, delta)
     e_alpha = lam(SC.improved_zcdp_conversion().steps[0][1], SC.alpha, SC.rho, SC.delta)
     assert res.eps >= e_alpha(root, mpmath.mpf(rho), mpmath.mpf(delta)) - mpmath.mpf(10) ** -40
     assert rel(res.eps, e_alpha(root, mpmath.mpf(rho), mpmath.mpf(delta))) < mpmath.mpf(10) ** -12
+
+
+def test_pdp_drift_derivation_matches_the_library():
+    """symbolic whitehouse2023.pdp_drift (errata W22-THM2-DELTA) = reference.bounds.whitehouse2023.pdp_drift, rounded up."""
+    import sympy as sp
+    from reference.bounds.whitehouse2023 import pdp_drift
+    from symbolic import whitehouse2023 as SW
+    d = SW.pdp_drift()
+    e_s, d_s = sp.Symbol("epsilon", positive=True), sp.Symbol("delta", positive=True)
+    for e, dl in ((F(1, 10), F(1, 100)), (F(1, 2), F(1, 20)), (F(2), F(1, 10))):
+        ref = sp.N(d.result.subs({e_s: sp.Rational(e.numerator, e.denominator), d_s: sp.Rational(dl.numerator, dl.denominator)}), 50)
+        got = pdp_drift(e, dl, dps=40)
+        assert got >= mpmath.mpf(str(ref)) * (1 - mpmath.mpf(10) ** -38)
+        assert got <= mpmath.mpf(str(ref)) * (1 + mpmath.mpf(10) ** -35)
+    assert d.steps[4][1] == 0  # delta = 0 gives eps tanh(eps/2)

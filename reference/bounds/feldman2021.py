@@ -594,7 +594,7 @@ def renyi_odometer_zcdp(rho_sum, delta, alphas=_ALPHAS_DEFAULT, *, dps: int = DE
     Contract: if step t is rho_t-zCDP conditionally on the past (rho_t predictable), then with
     ``R_t = sum_{s<=t} rho_s`` the realized privacy loss satisfies
     ``P(exists t: L_t >= renyi_odometer_zcdp(R_t, delta, A)) <= delta`` for a grid ``A`` fixed in
-    advance (a probabilistic-DP odometer in the sense of whitehouse2022 Definition 4).
+    advance (a privacy odometer in the sense of whitehouse2022 Definition 5; the filter is Definition 4).
     Derivation: for each alpha in A, ``exp((alpha-1)(L_t - alpha R_t))`` is a nonnegative
     supermartingale starting at 1 (E_P[(p/q)^(alpha-1) | past] = exp((alpha-1) D_alpha) <=
     exp((alpha-1) alpha rho_t)); Ville's inequality at level delta/|A| and a union bound over A.
