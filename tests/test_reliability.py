@@ -198,3 +198,19 @@ def test_deeply_nested_json_is_a_value_error():
         DPFilter.from_json("[" * 100_000 + "]" * 100_000)
     with pytest.raises(ValueError):
         DPFilter.from_json('{"a": ' * 100_000 + "1" + "}" * 100_000)
+
+
+def test_every_accountant_kind_saves_a_step_beyond_the_int_str_limit():
+    """Subclass step serialisers that call str() (MixedFilter, the feldman2021 filters) fall back
+    to the hexadecimal form instead of failing."""
+    from reference.accountants import MixedFilter
+    from reference.accountants.feldman2021 import RenyiZCDPFilter
+
+    m = MixedFilter("1", "1e-6")
+    m.run_dp("1e-5000")
+    m.run_zcdp("1e-5000")
+    g = MixedFilter.from_json(m.to_json())
+    assert g.n == 2 and g.V == m.V
+    r = RenyiZCDPFilter("1")
+    r.run("1e-5000")
+    assert RenyiZCDPFilter.from_json(r.to_json()).n == 1
