@@ -571,14 +571,16 @@ def certified(formula: Callable, args: Sequence, direction: str, dps: int = DEFA
 
 
 def sign_of(formula: Callable, args: Sequence, tie: Callable[[], int] | None = None,
-            max_prec: int = MAX_PREC_BITS) -> int:
+            max_prec: int = MAX_PREC_BITS, start_prec: int = 64) -> int:
     """Exact sign (-1, 0, +1) of ``formula(ctx, *args)``.
 
-    The precision is raised until the enclosure excludes 0.  If it still
+    The precision starts at ``start_prec`` bits (default 64; a caller that knows the sign
+    needs about B bits, e.g. a threshold count of B bits, skips the lower rungs) and is
+    raised until the enclosure excludes 0.  If it still
     contains 0 at ``max_prec`` bits, ``tie()`` (an exact rational procedure)
     decides; without one, ``ArithmeticError`` is raised rather than guessing.
     """
-    prec = 64
+    prec = min(max(64, int(start_prec)), max_prec)
     while True:
         enc = _enclose(formula, args, prec)
         if enc.lo > 0:

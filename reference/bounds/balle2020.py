@@ -882,7 +882,9 @@ def thm5_1_min_n(eps0, delta) -> int:
     e = check("eps0", eps0, P)
     d = check("delta", delta, U)
     guess = _amp_threshold_guess("eps0", eps0, lambda c, E: E * E * E, e, d)
-    return _min_int(lambda n: sign_of(lambda c, e, n, d: _thm51(c, e, n, d) - e, (e, Fraction(n), d)) < 0, 1, guess)
+    # eps(n) - eps0 changes by ~eps0/n between neighbours: its sign needs ~bits(n) bits, so start there
+    return _min_int(lambda n: sign_of(lambda c, e, n, d: _thm51(c, e, n, d) - e, (e, Fraction(n), d),
+                                      start_prec=n.bit_length() + 64) < 0, 1, guess)
 
 
 @register("balle2020_thm3_2_min_m", paper=B, result="Theorem 3.2 (amplification threshold)", direction="exact",
@@ -895,7 +897,8 @@ def thm3_2_min_m(eps0, p0, delta) -> int:
     p = check("p0", p0, HALF)
     d = check("delta", delta, U)
     guess = _amp_threshold_guess("eps0", eps0, lambda c, E, p: p * p * E, e, d, (p,))
-    return _min_int(lambda m: sign_of(lambda c, e, m, p, d: _thm32(c, e, m, p, d) - e, (e, Fraction(m), p, d)) < 0, 1, guess)
+    return _min_int(lambda m: sign_of(lambda c, e, m, p, d: _thm32(c, e, m, p, d) - e, (e, Fraction(m), p, d),
+                                      start_prec=m.bit_length() + 64) < 0, 1, guess)
 
 
 # ===========================================================================
