@@ -123,6 +123,18 @@ class GaussianDPFilter(_Accountant):
         """Commit a mu_t-GDP step if admitted; True iff committed."""
         return self._decide(check("mu_t", mu_t, _NN), True, False)
 
+    def can_run(self, mu_t) -> bool:
+        """The filter's base step is a mu_t-GDP step: same as :meth:`can_run_gdp`."""
+        return self.can_run_gdp(mu_t)
+
+    def run(self, mu_t) -> int:
+        """Same as :meth:`run_gdp` (a mu_t-GDP step)."""
+        return self.run_gdp(mu_t)
+
+    def try_run(self, mu_t) -> bool:
+        """Same as :meth:`try_run_gdp` (a mu_t-GDP step)."""
+        return self.try_run_gdp(mu_t)
+
     # ---- Gaussian mechanism steps ----------------------------------------
     @staticmethod
     def _gauss(sigma, sensitivity) -> Fraction:

@@ -36,6 +36,10 @@ __all__ = ["CalibratedRenyiTarget", "CalibratedZCDPTarget", "GDPFilterTarget", "
 class _CountsFilter(Target):
     kind, stat, supports_delta = "filter", "counts", False
 
+    def bind(self, menu):
+        """``_by_eps``: the argument of the shipped object's ``can_run`` for each menu step (its eps)."""
+        self._by_eps = {e: e for e, _ in menu}
+
     def admits(self, state, e, d):
         o = self.obj
         o._counts = dict(state.eps_counts())
@@ -79,6 +83,10 @@ class GDPFilterTarget(Target):
         self.eps, self.delta = self.obj.eps, self.obj.delta
         self.name = name
         self.description = f"GaussianDPFilter(eps={self.eps}, delta={self.delta}) on eps-DP steps"
+
+    def bind(self, menu):
+        """``_by_eps``: the charge mu(eps) (rounded up) of each menu step, the argument of ``can_run``/``can_run_gdp``."""
+        self._by_eps = {e: self.obj._dp(e) for e, _ in menu}
 
     def admits(self, state, e, d):
         o = self.obj
