@@ -17,6 +17,9 @@ bounds); (2) a 60-digit enumeration of the 8 outcome paths, independent of the e
 path's non-adaptive composition by a 60-digit enumeration of its sign patterns, against the
 certified Murtagh-Vadhan value the rule uses.  (Found by a random search over depth-3 analysts on
 the grid eps in {0, 0.1, ..., 3}; depth-2 analysts never beat the rule in that search.)
+The verdict agrees with the abstract of arXiv 2602.06756 v1 ("f-Differential Privacy Filters:
+Validity and Approximate Solutions"), which reports the natural f-DP filter invalid in general;
+the counterexample here is our own and is checked, not quoted.
 """
 from __future__ import annotations
 
