@@ -324,6 +324,9 @@ MONOTONE: dict[str, dict[str, Mono]] = {
     "whitehouse2022_eq6_ystar_as_printed": {"eps": inc("eps/(sqrt(2L+eps) + sqrt(2L)) increases"), "delta_prime": inc("L falls")},
     "whitehouse2022_fig1a_gap": {"eps": inc("derivative x tanh^2 x + (x - tanh x) > 0, x = eps/2")},
     "whitehouse2022_lem1_dp_to_pdp_delta": {"eps": dec("2 delta/(eps e^eps)"), "delta": I},
+    "whitehouse2022_thm2_pdp_drift": {"eps": no("e~ = eps + l with l = -log(1 - delta(1 + e^-eps)) falling in eps: "
+                                                 "d/d eps of e~ is 1 - delta e^-eps/(1 - c), negative for large delta"),
+                                      "delta": inc("c = delta(1 + e^-eps) rises, so l and e~ rise; x tanh(x/2) increases on x >= 0")},
     "whitehouse2023_lem2_dp_to_pdp_delta": {"eps": dec("2 delta/(eps e^eps)"), "delta": I},
     "whitehouse2022_lem1_dp_to_pdp_delta_corrected": _dp_to_pdp_delta_corr,
     "whitehouse2022_lem1_dp_to_pdp_eps": {"eps": I},
@@ -399,6 +402,7 @@ MONOTONE.update({
 #: ``"seq_len"`` caps the common length of the sequence parameters (default 4).
 RANGES: dict[str, dict] = {
     # cross-parameter preconditions
+    "whitehouse2022_thm2_pdp_drift": {"delta": ("0", "0.45")},  # delta (1 + e^-eps) < 1 for every eps >= 0
     "balle2020_cor3_3_delta": {"m": ["1", "2", "4", "5", "10", "20", "25", "50", "100"], "n": ("100", "1000000"),
                                "n_multiple_of": 100},
     "balle2020_prop4_4_bound": {"n": ("1000", None), "m": ("1", "1000")},

@@ -4,14 +4,16 @@
   :class:`Odometer` (Whitehouse, Ramdas, Rogers, Wu);
 * :mod:`.rogers2016`: the Lemma 3.5 filters and odometers, basic and advanced (Rogers et al.);
 * :mod:`.feldman2021`: :class:`RenyiFilter`, :class:`RenyiZCDPFilter`, :class:`RenyiDPFilter`
-  (Feldman, Zrnic).
+  (Feldman, Zrnic), and the conversion-calibrated :class:`CalibratedRenyiFilter`,
+  :class:`CalibratedZCDPFilter`;
+* :mod:`.smith2022`: :class:`GaussianDPFilter` (Smith, Thakurta).
 
 Every accountant parses its parameters exactly, decides exactly, is thread safe and saves
 its state as versioned JSON (:class:`.base._Accountant`); ``run`` raises
 :class:`BudgetExceeded` on a refusal.
 """
 from .base import SCHEMA_VERSION, BudgetExceeded
-from .feldman2021 import RenyiDPFilter, RenyiFilter, RenyiZCDPFilter
+from .feldman2021 import CalibratedRenyiFilter, CalibratedZCDPFilter, RenyiDPFilter, RenyiFilter, RenyiZCDPFilter
 from .rogers2016 import (
     AdvancedFilter,
     AdvancedFilterAsPrinted,
@@ -23,6 +25,7 @@ from .rogers2016 import (
     Lemma35Odometer,
     Lemma64Odometer,
 )
+from .smith2022 import GaussianDPFilter
 from .whitehouse2023 import DPFilter, MixedFilter, Odometer, ZCDPFilter
 
 __all__ = [
@@ -30,5 +33,6 @@ __all__ = [
     "DPFilter", "MixedFilter", "ZCDPFilter", "Odometer",
     "Lemma35Filter", "BasicFilter", "AdvancedFilter", "AdvancedFilterAsPrinted",
     "Lemma35Odometer", "BasicOdometer", "Lemma64Odometer", "AdvancedOdometer", "AdvancedOdometerAsPrinted",
-    "RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter",
+    "RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter",
+    "GaussianDPFilter",
 ]

@@ -39,6 +39,7 @@ from ..verify.targets import (
     WhitehouseOdometer,
     WhitehouseZCDPFilter,
 )
+from ..verify.calibrated import CalibratedRenyiTarget, CalibratedZCDPTarget, GDPFilterTarget
 from .laws import StepLaw, dp_candidates, pdp_candidates, pure_candidates
 
 __all__ = ["Claim", "Probe", "CLAIMS", "PrintedOdometer", "RogersLossOdometer"]
@@ -275,6 +276,18 @@ CLAIMS: list[Claim] = [
           "whitehouse2022 Theorem 7 = whitehouse2023 Theorem 1", ("whitehouse2022_thm7_stop_index", "whitehouse2023_thm1_stop_index"),
           "pure", "dp", "valid",
           _filter_probes(lambda: WhitehouseZCDPFilter(F(1, 10), F(1, 10)), [(F(1, 4), 0), (F(1, 2), 0)], [], "pure")),
+    Claim("CAL-RENYI-FILTER", "the conversion-calibrated Renyi filter (order fixed in advance, budget from CKS20 Prop. 12, "
+          "eps-DP steps charged the Renyi divergence of eps-RR) makes the stopped interaction (eps, delta)-DP",
+          "feldman2021 Theorem 4.3 + canonne2020 Prop. 12 (derived)", ("feldman2021_thm4_3_calibrated_rounds", "canonne2020_prop12_rdp_budget"),
+          "pure", "dp", "valid",
+          _filter_probes(lambda: CalibratedRenyiTarget(1, F(1, 10), eps0=F(1, 10)), [(F(1, 4), 0), (F(1, 2), 0)], [(F(1, 8), 0)],
+                         "pure")),
+    Claim("CAL-ZCDP-FILTER", "the conversion-calibrated zCDP filter (Remark 4.4, conversion optimised over the order) is (eps, delta)-DP",
+          "feldman2021 Remark 4.4 + canonne2020 Prop. 12 (derived)", ("feldman2021_rem4_4_calibrated_rounds", "canonne2020_prop12_zcdp_budget"), "pure", "dp", "valid",
+          _filter_probes(lambda: CalibratedZCDPTarget(1, F(1, 10)), [(F(1, 4), 0), (F(1, 2), 0)], [(F(1, 8), 0)], "pure")),
+    Claim("S22-GDP-FILTER", "the Gaussian-DP filter (sum mu_i^2 <= mu^2, eps-DP steps charged their tight GDP parameter) is (eps, delta)-DP",
+          "smith2022 (Smith, Thakurta 2022)", ("smith2022_dp_step_mu", "smith2022_filter_rounds_dp", "smith2022_filter_rounds_gaussian"), "pure", "dp", "valid",
+          _filter_probes(lambda: GDPFilterTarget(1, F(1, 10)), [(F(1, 4), 0), (F(1, 2), 0)], [(F(1, 8), 0)], "pure")),
     Claim("F21-RENYI-ODOMETER", "the Renyi odometer min_A alpha R + log(|A|/delta)/(alpha-1) bounds the loss of eps-DP steps (R = sum eps^2/2)",
           "feldman2021 (derived from the Theorem 3.1 supermartingale)", ("feldman2021_renyi_odometer_zcdp",),
           "pure", "loss_tail", "valid", _renyi_odometer_probes),
