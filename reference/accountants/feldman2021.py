@@ -37,7 +37,7 @@ from ..bounds.feldman2021 import (
     zcdp_filter_dp_eps,
 )
 from ..precision import DEFAULT_DPS, certified, check, mpf_to_fraction
-from .base import BudgetExceeded, _Accountant, _in
+from .base import BudgetExceeded, _Accountant, _exact_json, _in
 
 __all__ = ["RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter", "BudgetExceeded"]
 
@@ -52,7 +52,7 @@ def _rho_from_json(self, run: list, where: str) -> tuple:
 
 
 def _single_to_json(self, step: tuple) -> list:
-    return [str(step[0])]
+    return [_exact_json(step[0])]
 
 
 class _SumFilter(_Accountant):
@@ -345,7 +345,7 @@ class RenyiDPFilter(_Accountant):
 
     def _state_problem(self) -> str | None:
         if not self._admits_V(self._V):
-            return f"V/2 + sqrt(2 V log(1/delta)) exceeds eps at V = {self._V}"
+            return f"V/2 + sqrt(2 V log(1/delta)) exceeds eps at V = {_dec(self._V)}"
         return None
 
     def _parse(self, eps_t) -> tuple:

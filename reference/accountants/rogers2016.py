@@ -186,7 +186,7 @@ class Lemma35Filter(_Lemma35Base):
 
     def _state_problem(self) -> str | None:
         if self._delta_spent > self._dpg:
-            return f"delta_spent = {self._delta_spent} exceeds delta'_g = {self._dpg}"
+            return f"delta_spent = {_dec(self._delta_spent)} exceeds delta'_g = {_dec(self._dpg)}"
         if self._n and not self._pure(self._stats):
             return "the pure (delta_i = 0) filter halts at the stored statistics"
         return None

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import mpmath
 
 from ..bounds.dong2022 import gdp_mu
 from ..bounds.smith2022 import dp_step_mu_q, gdp_filter_admits

@@ -77,6 +77,7 @@ from .base import (
     _Accountant,
     _cite,
     _dec,
+    _exact_json,
     _eps_delta_from_json,
     _in,
     _pair_to_json,
@@ -240,9 +241,9 @@ class DPFilter(_Accountant):
 
     def _state_problem(self) -> str | None:
         if self._delta_spent > self._p["delta_second"]:
-            return f"delta_spent = {self._delta_spent} exceeds delta_second = {self._p['delta_second']}"
+            return f"delta_spent = {_dec(self._delta_spent)} exceeds delta_second = {_dec(self._p['delta_second'])}"
         if not filter_admits(self._V, self._p["eps"], self._p["delta_prime"]):
-            return f"sqrt(2 log(1/delta') V) + V/2 exceeds eps at V = {self._V}"
+            return f"sqrt(2 log(1/delta') V) + V/2 exceeds eps at V = {_dec(self._V)}"
         return None
 
     def _refusal(self, step: tuple, reasons: list[str]) -> BudgetExceeded:
@@ -395,7 +396,7 @@ class MixedFilter(DPFilter):
         return f"('zcdp', rho_n={_dec(step[1])})"
 
     def _step_to_json(self, step: tuple) -> list:
-        return [step[0]] + [str(x) for x in step[1:]]
+        return [step[0]] + [_exact_json(x) for x in step[1:]]
 
     def _step_from_json(self, run: list, where: str) -> tuple:
         if run and run[0] == "dp" and len(run) == 3:
@@ -547,9 +548,9 @@ class ZCDPFilter(_Accountant):
 
     def _state_problem(self) -> str | None:
         if self._rho_spent > self._p["rho"]:
-            return f"rho_spent = {self._rho_spent} exceeds rho = {self._p['rho']}"
+            return f"rho_spent = {_dec(self._rho_spent)} exceeds rho = {_dec(self._p['rho'])}"
         if self._delta_spent > self._p["delta"]:
-            return f"delta_spent = {self._delta_spent} exceeds delta = {self._p['delta']}"
+            return f"delta_spent = {_dec(self._delta_spent)} exceeds delta = {_dec(self._p['delta'])}"
         return None
 
     _step_to_json = _pair_to_json
