@@ -77,7 +77,8 @@ DEFAULTS: dict = {
     "delta_second": "0",        # delta'' (budget for the steps' own deltas)
     "eps0": "0.01",             # homogeneous workload: every step is eps0-DP ...
     "delta0": "0",              # ... and delta0 = 0
-    "eps0_sweep": ("0.1", "0.01", "0.001"),     # extra workloads for the rounds table
+    "eps0_sweep": ("0.1", "0.05", "0.02", "0.01", "0.005", "0.001"),  # workloads of the rounds table
+    "gaussian_sigmas": ("20", "100"),          # Gaussian workloads (sensitivity 1) for the planner's table
     "rounds": (10, 100, 349, 1000, 10000),      # n at which the odometers are evaluated
     "n_records": 10000,         # |x| for the Rogers et al. odometer (as quoted)
     "digits": 12,               # significant digits printed
@@ -277,7 +278,14 @@ def _rounds(cfg: dict) -> dict:
 
     main = one(cfg["eps0"])
     sweep = [main if str(e) == str(cfg["eps0"]) else one(e) for e in cfg.get("eps0_sweep", ())]
-    return {**main, "sweep": sweep}
+    from ..bounds.planner import plan
+    gauss = []
+    for sig in cfg.get("gaussian_sigmas", ()):
+        pl = plan(et, dp, f"gaussian:sigma={sig}")
+        gauss.append({"sigma": str(sig), "optimal": pl["optimal"],
+                      "rows": [{"filter": x["filter"], "rounds": x["rounds"], "percent": x["percent_of_optimal"]}
+                               for x in pl["rows"]]})
+    return {**main, "sweep": sweep, "gaussian": gauss}
 
 
 def _odometers(cfg: dict, digits: int) -> dict:
@@ -307,7 +315,7 @@ def _odometers(cfg: dict, digits: int) -> dict:
             "filter": _dec(inf if over else filter_odometer(V, et, dp), digits),
             "mixture": _dec(inf if over else mixture_odometer(V, rho, dp), digits),
             "stitched": _dec(inf if over else stitched_odometer(V, v0, dp), digits),
-            "rogers_quoted": _dec(inf if over else rogers_odometer_quoted_2023(V, dp, cfg["n_records"]), digits),
+            "rogers_quoted": _dec(inf if over else rogers_odometer_quoted_2023(V, dp, cfg["n_records"]), digits, "exact"),
             "advanced_composition_fixed_n": _dec(advcomp_eps_homogeneous(e0, n, dp), digits) if n >= 1 else "0",
             "basic_composition": _dec(n * e0, digits),
         })
@@ -492,20 +500,31 @@ def render_markdown(rep: dict) -> str:
                 [[x["eps0"]] + ["n/a" if x["comparison"].get(k) is None else str(x["comparison"][k])
                                for k, _, _ in ROUND_RULES] + [_pct(x["comparison"])] for x in r["sweep"]])
     L.append("")
+    if r.get("gaussian"):
+        L.append("Gaussian workloads (sensitivity 1, noise sigma): the optimal non-adaptive limit is exact "
+                 "(dong2022: a composition of Gaussian mechanisms is sqrt(sum mu^2)-GDP); `fullyadaptive plan` "
+                 "reproduces every row.")
+        L.append("")
+        names = [x["filter"] for x in r["gaussian"][0]["rows"]]
+        L += _table(["sigma", "optimal"] + names,
+                    [[g["sigma"], str(g["optimal"])] + [next(f"{x['rounds']} ({x['percent']:.1f}%)" for x in g["rows"]
+                                                             if x["filter"] == n) for n in names] for g in r["gaussian"]])
+        L.append("")
     L.append("## Odometers after n rounds (V = n eps0^2)")
     L.append("")
     L.append(f"Filter odometer tuned at eps = {o['eps_target']}; mixture odometer with rho = y*({o['eps_target']}) = "
-             f"{o['rho']}; stitched odometer with v0 = eps0^2 = {o['v0']}; Rogers et al. odometer as quoted in "
-             f"whitehouse2023 Lemma 3 with |x| = {o['n_records']}. For comparison, advanced composition with n "
-             f"fixed in advance, and basic composition n eps0. All values are upper bounds on the privacy loss "
-             f"(delta' = {s['delta_prime']}).")
+             f"{o['rho']}; stitched odometer with v0 = eps0^2 = {o['v0']}. For comparison, advanced composition with n "
+             f"fixed in advance, and basic composition n eps0: these are upper bounds on the privacy loss "
+             f"(delta' = {s['delta_prime']}). The column 'Rogers (quoted, FALSE)' is the Rogers et al. odometer as "
+             f"quoted in whitehouse2023 Lemma 3 with |x| = {o['n_records']}, kept because the paper plots it: it is "
+             f"false as printed (errata W22-LEM4-QUOTE), the printed formula's value, not a bound.")
     if o.get("delta_stopping_time") is None:
         L.append("Every step has delta_n = 0, so the steps are also eps0-pDP (as the odometers require) and the "
                  "delta budget never sends them to inf.")
     else:
         L.append(f"The delta budget stops the odometers after N = {o['delta_stopping_time']} steps (inf beyond).")
     L.append("")
-    L += _table(["n", "V", "filter", "mixture", "stitched", "Rogers (quoted)", "adv. comp. (fixed n)", "basic"],
+    L += _table(["n", "V", "filter", "mixture", "stitched", "Rogers (quoted, FALSE)", "adv. comp. (fixed n)", "basic"],
                 [[str(x["n"]), x["V"], x["filter"], x["mixture"], x["stitched"], x["rogers_quoted"],
                   x["advanced_composition_fixed_n"], x["basic_composition"]] for x in o["rows"]])
     L.append("")
@@ -645,6 +664,18 @@ def render_summary(rep: dict, paths: tuple | None = None) -> str:
     w = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
     L.append("  " + "  ".join(h.ljust(w[0]) if i == 0 else h.rjust(w[i]) for i, h in enumerate(head)))
     L += ["  " + "  ".join(c.ljust(w[0]) if i == 0 else c.rjust(w[i]) for i, c in enumerate(row)) for row in rows]
+    from ..bounds.baselines import best_filter, percent_of_optimal
+    pcts = []
+    for x in sweep:
+        b = best_filter(x["comparison"])
+        pc = None if b is None else percent_of_optimal(b[1], x["comparison"].get("optimal"))
+        pcts.append("n/a" if pc is None else f"{float(pc):.1f}%")
+    L.append("  " + "  ".join(c.ljust(w[0]) if i == 0 else c.rjust(w[i])
+                              for i, c in enumerate(["best filter, % of optimal"] + pcts)))
+    for g in r.get("gaussian", []):
+        best = g["rows"][0]
+        L.append(f"Gaussian steps (sigma = {g['sigma']}): {best['filter']} admits {best['rounds']} of the optimal "
+                 f"{g['optimal']} ({best['percent']:.1f}%).")
     L.append(f"At eps0 = {r['eps0']}: the filter (Theorem 1) admits {r['filter']} rounds, advanced composition "
              f"(eq. 2) {r['advanced_composition']} fixed in advance, basic composition {r['basic_composition']}.")
     L.append("")
