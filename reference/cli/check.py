@@ -50,7 +50,7 @@ def _crosscheck(args) -> int:
 
     names = list(PEERS) if args.peer == "all" else [args.peer]
     try:
-        report = run_crosscheck(names, vectors=args.vectors, limit=args.limit)
+        report = run_crosscheck(names, vectors=args.vectors, limit=args.limit, skip_flags=() if args.huge_k else ("huge-k",))
     except (ValueError, OSError) as exc:
         print(error_line("crosscheck", str(exc)), file=sys.stderr)
         return 2
@@ -97,6 +97,7 @@ def add_cli(sub) -> list[str]:
                    help="which peer (default: all installed)")
     c.add_argument("--vectors", default=None, help="a vectors JSON file or folder (default: the packaged vectors)")
     c.add_argument("--limit", type=int, default=None, help="at most this many cases per vector file")
+    c.add_argument("--huge-k", action="store_true", help="include the cases flagged huge-k (minutes per peer)")
     c.add_argument("--json", action="store_true", help="print the grades as JSON")
     c.set_defaults(func=_crosscheck)
     return ["check", "crosscheck"]

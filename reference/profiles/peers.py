@@ -1,0 +1,275 @@
+"""Adapters that evaluate the golden vectors' cases with third-party accountants, and their grades.
+
+Peers (each optional; ``pip install 'fullyadaptive[peers]'``): Google's ``dp_accounting`` (PLD
+and RDP accountants), Microsoft's ``prv_accountant`` (PRV accountant, its reported upper
+end), ``autodp`` (its mechanism zoo and composition), ``opendp`` (zCDP/pure-DP measurements
+and their conversions).  Each adapter maps a case of :data:`reference.profiles.vectors.FILES`
+to one or more named *variants* (a peer function with its settings) and returns the peer's
+double; :func:`run_crosscheck` grades it with :func:`reference.profiles.vectors.grade`
+against the certified interval: agree / inside bracket / conservative by X /
+ANTI-CONSERVATIVE by X / error (with the exception text) / unsupported.
+
+Peers compute in double precision; a peer input is the double nearest to the case's decimal
+input, and the grade of an *exact* case allows nothing beyond the neighbouring doubles.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import warnings
+from fractions import Fraction
+from pathlib import Path
+
+from . import vectors as V
+
+__all__ = ["PEERS", "installed", "run_crosscheck", "evaluate_peer"]
+
+
+class Unsupported(Exception):
+    """The peer has no function for this quantity."""
+
+
+def _f(x) -> float:
+    if isinstance(x, dict):
+        return float.fromhex(x["hex"])
+    return float(Fraction(x)) if isinstance(x, str) else float(x)
+
+
+def _rr_noise(eps0: float) -> float:
+    """dp_accounting's RandomizedResponseDpEvent noise parameter p for 2 buckets: e^eps0 = (1 - p/2)/(p/2)."""
+    return 2.0 / (1.0 + math.exp(eps0))
+
+
+# ---------------------------------------------------------------------------
+# dp_accounting
+# ---------------------------------------------------------------------------
+
+def _dpa(name: str, x: dict) -> dict[str, float]:
+    import dp_accounting as dpa
+    from dp_accounting import pld, rdp
+
+    def event():
+        if name.startswith("pure_dp"):
+            return dpa.SelfComposedDpEvent(dpa.RandomizedResponseDpEvent(_rr_noise(_f(x["eps0"])), 2), int(x["k"]))
+        if name.startswith("gaussian"):
+            return dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(_f(x["sigma"])), int(x["k"]))
+        if name.startswith("laplace"):
+            return dpa.SelfComposedDpEvent(dpa.LaplaceDpEvent(_f(x["b"])), int(x["k"]))
+        if name == "sgm_eps":
+            return dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(_f(x["q"]), dpa.GaussianDpEvent(_f(x["sigma"]))), int(x["k"]))
+        raise Unsupported(name)
+
+    out: dict[str, float] = {}
+    if name.startswith("pure_dp"):  # the accountants refuse a self-composed RR event: build its PLD directly
+        from dp_accounting.pld import privacy_loss_distribution as pldm
+
+        try:
+            d = pldm.from_randomized_response(_rr_noise(_f(x["eps0"])), 2).self_compose(int(x["k"]))
+            out["pld"] = float(d.get_delta_for_epsilon(_f(x["eps"])) if name.endswith("_delta")
+                               else d.get_epsilon_for_delta(_f(x["delta"])))
+        except Exception as exc:  # noqa: BLE001
+            out["pld"] = exc
+        return out
+    if name == "sgm_rdp":
+        acc = rdp.RdpAccountant(orders=[float(x["alpha"])])
+        acc.compose(dpa.PoissonSampledDpEvent(_f(x["q"]), dpa.GaussianDpEvent(_f(x["sigma"]))))
+        out["rdp"] = float(acc._rdp[0])  # noqa: SLF001 (the accountant's Renyi curve at the order)
+        return out
+    ev = event()
+    for variant, make in (("pld", lambda: pld.PLDAccountant()), ("rdp", lambda: rdp.RdpAccountant())):
+        try:
+            acc = make()
+            acc.compose(ev)
+            if name.endswith("_delta"):
+                out[variant] = float(acc.get_delta(_f(x["eps"])))
+            else:
+                out[variant] = float(acc.get_epsilon(_f(x["delta"])))
+        except Exception as exc:  # noqa: BLE001 - reported as the peer's error
+            out[variant] = exc
+    return out
+
+
+# ---------------------------------------------------------------------------
+# prv_accountant
+# ---------------------------------------------------------------------------
+
+def _prv(name: str, x: dict) -> dict[str, float]:
+    import prv_accountant as pa
+
+    if name.startswith("pure_dp"):
+        mech = pa.PureDPMechanism(_f(x["eps0"]))
+    elif name.startswith("gaussian"):
+        mech = pa.GaussianMechanism(_f(x["sigma"]))
+    elif name.startswith("laplace"):
+        mech = pa.LaplaceMechanism(_f(x["b"]))
+    elif name == "sgm_eps":
+        mech = pa.PoissonSubsampledGaussianMechanism(_f(x["q"]), _f(x["sigma"]))
+    elif name == "sgm_rdp":
+        mech = pa.PoissonSubsampledGaussianMechanism(_f(x["q"]), _f(x["sigma"]))
+        return {"rdp": float(mech.rdp(float(x["alpha"])))}
+    else:
+        raise Unsupported(name)
+    k = int(x["k"])
+    out: dict[str, float] = {}
+    try:
+        acc = pa.PRVAccountant(prvs=[mech], max_self_compositions=[k], eps_error=1e-3, delta_error=1e-12)
+        if name.endswith("_delta"):
+            lo, est, up = acc.compute_delta(_f(x["eps"]), [k])
+        else:
+            lo, est, up = acc.compute_epsilon(_f(x["delta"]), [k])
+        out["upper"], out["estimate"], out["lower"] = float(up), float(est), float(lo)
+    except Exception as exc:  # noqa: BLE001
+        out["upper"] = exc
+    if name.startswith("pure_dp") and hasattr(mech, "rdp"):
+        # its Renyi curve, composed and converted (the 'other accountant' route); graded as an eps(delta) bound
+        try:
+            if name.endswith("_eps"):
+                alphas = [1.5, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256]
+                d = _f(x["delta"])
+                out["rdp-curve"] = min(k * float(mech.rdp(a)) + math.log(1 / d) / (a - 1) for a in alphas)
+        except Exception as exc:  # noqa: BLE001
+            out["rdp-curve"] = exc
+    return out
+
+
+# ---------------------------------------------------------------------------
+# autodp
+# ---------------------------------------------------------------------------
+
+def _autodp(name: str, x: dict) -> dict[str, float]:
+    from autodp import mechanism_zoo as mz
+    from autodp import transformer_zoo as tz
+
+    if name == "sgm_rdp":
+        m = mz.SubsampleGaussianMechanism({"prob": _f(x["q"]), "sigma": _f(x["sigma"]), "coeff": 1}, neighboring="add_remove")
+        return {"rdp": float(m.RenyiDP(float(x["alpha"])))}
+    if name.startswith("pure_dp"):
+        e0 = _f(x["eps0"])
+        base = mz.RandresponseMechanism(p=math.exp(e0) / (1 + math.exp(e0)))
+    elif name.startswith("gaussian"):
+        base = mz.ExactGaussianMechanism(sigma=_f(x["sigma"]))
+    elif name.startswith("laplace"):
+        base = mz.LaplaceMechanism(b=_f(x["b"]))
+    elif name == "sgm_eps":
+        m = mz.SubsampleGaussianMechanism({"prob": _f(x["q"]), "sigma": _f(x["sigma"]), "coeff": int(x["k"])},
+                                          neighboring="add_remove")
+        return {"rdp": float(m.get_approxDP(_f(x["delta"])))}
+    else:
+        raise Unsupported(name)
+    m = tz.Composition()([base], [int(x["k"])])
+    if name.endswith("_delta"):
+        return {"rdp": float(m.get_approxDP_delta(_f(x["eps"]))) if hasattr(m, "get_approxDP_delta") else Unsupported("delta")}
+    return {"rdp": float(m.get_approxDP(_f(x["delta"])))}
+
+
+# ---------------------------------------------------------------------------
+# opendp
+# ---------------------------------------------------------------------------
+
+def _opendp(name: str, x: dict) -> dict[str, float]:
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    if name == "gaussian_eps":
+        rho = int(x["k"]) / (2 * _f(x["sigma"]) ** 2)
+        space = dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float)
+        meas = dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(*space, scale=1.0))
+        # scale the rho: the Gaussian with scale s at d_in = 1 has rho = 1/(2 s^2); k-fold: s = sigma/sqrt(k)
+        s = _f(x["sigma"]) / math.sqrt(int(x["k"]))
+        meas = dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(*space, scale=s))
+        curve = meas.map(1.0)
+        del rho
+        return {"zcdp-curve": float(curve.epsilon(_f(x["delta"])))}
+    raise Unsupported(name)
+
+
+PEERS = {"dp_accounting": ("dp_accounting", _dpa), "prv_accountant": ("prv_accountant", _prv),
+         "autodp": ("autodp", _autodp), "opendp": ("opendp", _opendp)}
+
+
+def installed(peer: str) -> str | None:
+    """The peer's version if it imports, else None."""
+    mod = PEERS[peer][0]
+    try:
+        m = importlib.import_module(mod)
+    except Exception:  # noqa: BLE001 - any import failure means "not usable here"
+        return None
+    v = getattr(m, "__version__", None)
+    if v is None:
+        try:
+            from importlib.metadata import version
+
+            v = version(mod.replace("_", "-"))
+        except Exception:  # noqa: BLE001
+            v = "unknown"
+    return str(v)
+
+
+def evaluate_peer(peer: str, name: str, inputs: dict) -> dict:
+    """{variant: float or Exception} for one case; raises Unsupported."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return PEERS[peer][1](name, inputs)
+
+
+def _fmt_gap(g: float) -> str:
+    return f"{g:.3g}"
+
+
+def run_crosscheck(peers, *, vectors=None, limit=None, skip_flags=("huge-k",)) -> dict:
+    """Grade every supported case of the vectors for each peer; returns a JSON-ready report.
+
+    Cases carrying a flag in ``skip_flags`` are left out (by default the huge-k ones, which
+    take the peers minutes).
+    """
+    folder = Path(vectors) if vectors else V.ROOT
+    files = [folder] if folder.is_file() else sorted(p for p in folder.glob("*.json") if p.name != "schema.json")
+    docs = [V.json.loads(p.read_text(encoding="utf-8")) for p in files]
+    report = {"peers": {}, "summary": {}}
+    counts = {"agree": 0, "inside bracket": 0, "conservative": 0, "ANTI-CONSERVATIVE": 0, "error": 0, "unsupported": 0}
+    for peer in peers:
+        if peer not in PEERS:
+            raise ValueError(f"unknown peer {peer!r}; known: {sorted(PEERS)}")
+        ver = installed(peer)
+        if ver is None:
+            report["peers"][peer] = {"status": "not installed (pip install 'fullyadaptive[peers]')", "results": []}
+            continue
+        results = []
+        for doc in docs:
+            name = doc["name"]
+            for case in doc["cases"][: limit or None]:
+                if set(case["flags"]) & set(skip_flags):
+                    continue
+                label = f"{name}#{case['id']} ({case['comment']})"
+                try:
+                    vals = evaluate_peer(peer, name, case["inputs"])
+                except Unsupported:
+                    counts["unsupported"] += 1
+                    continue
+                except Exception as exc:  # noqa: BLE001
+                    vals = {"": exc}
+                for variant, v in vals.items():
+                    row = {"case": label + (f" [{variant}]" if variant else ""), "lower": case["lower"][:12],
+                           "upper": case["upper"][:12]}
+                    if isinstance(v, Exception):
+                        row.update(verdict="error", note=f"{type(v).__name__}: {str(v)[:120]}")
+                        counts["error"] += 1
+                    elif isinstance(v, float) and not math.isfinite(v):
+                        row.update(verdict="error", peer_value=repr(v), note="non-finite value")
+                        counts["error"] += 1
+                    else:
+                        g, gap = V.grade(case, float(v))
+                        row["peer_value"] = repr(float(v))
+                        if g == "ANTI-CONSERVATIVE":
+                            row["verdict"] = f"ANTI-CONSERVATIVE by {_fmt_gap(gap)}"
+                        elif g == "conservative":
+                            row["verdict"] = f"conservative by {_fmt_gap(gap)}"
+                        else:
+                            row["verdict"] = g
+                        if float(v) < 0:
+                            row["note"] = "negative value"
+                        counts[g] += 1
+                    results.append(row)
+        report["peers"][peer] = {"status": "installed", "version": ver, "results": results}
+    report["summary"] = {k.lower().replace(" ", "_").replace("-", "_"): v for k, v in counts.items()}
+    return report
