@@ -89,3 +89,37 @@ def test_cli_check_json_and_exit_status(capsys):
     assert "valid" in capsys.readouterr().out
     assert main(["check", "nonsense", "--eps", "1", "--delta", "1e-6"]) == 2
     assert "fullyadaptive check: error:" in capsys.readouterr().err
+
+
+def test_crosscheck_grades_a_fake_peer(monkeypatch):
+    """The crosscheck grades a peer's doubles against the certified intervals: an exact answer agrees, a
+    slightly small one is ANTI-CONSERVATIVE, a large one conservative, an exception is an error."""
+    from reference.profiles import peers
+    from reference.profiles import vectors as V
+
+    def fake(name, x):
+        if name != "pure_dp_eps":
+            raise peers.Unsupported(name)
+        case = next(c for c in V.load(name)["cases"] if c["inputs"] == x)
+        lo = float.fromhex(case["lower_double"])
+        return {"exact": lo, "small": lo * (1 - 1e-9), "large": lo * 1.5, "boom": RuntimeError("overflow")}
+
+    monkeypatch.setitem(peers.PEERS, "fake", ("math", fake))
+    rep = peers.run_crosscheck(["fake"])
+    rows = rep["peers"]["fake"]["results"]
+    verdicts = {r["case"].rsplit("[", 1)[1][:-1]: r["verdict"] for r in rows if r["case"].startswith("pure_dp_eps#1")}
+    assert verdicts["exact"] == "agree"
+    assert verdicts["small"].startswith("ANTI-CONSERVATIVE")
+    assert verdicts["large"].startswith("conservative")
+    assert verdicts["boom"] == "error"
+    assert rep["summary"]["anti_conservative"] >= 1
+    assert not any("huge-k" in r["case"] for r in rows)  # pure_dp_eps#5 (k = 10^5) is skipped by default
+    assert all(not r["case"].startswith("pure_dp_eps#5") for r in rows)
+
+
+def test_crosscheck_reports_a_missing_peer(monkeypatch):
+    from reference.profiles import peers
+
+    monkeypatch.setitem(peers.PEERS, "absent", ("no_such_module_xyz", None))
+    rep = peers.run_crosscheck(["absent"])
+    assert rep["peers"]["absent"]["status"].startswith("not installed")

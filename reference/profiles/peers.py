@@ -171,10 +171,8 @@ def _opendp(name: str, x: dict) -> dict[str, float]:
 
     dp.enable_features("contrib")
     if name == "gaussian_eps":
-        rho = int(x["k"]) / (2 * _f(x["sigma"]) ** 2)
         space = dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float)
-        meas = dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(*space, scale=1.0))
-        # scale the rho: the Gaussian with scale s at d_in = 1 has rho = 1/(2 s^2); k-fold: s = sigma/sqrt(k)
+        # the Gaussian with scale s at d_in = 1 has rho = 1/(2 s^2); the k-fold composition has s = sigma/sqrt(k)
         s = _f(x["sigma"]) / math.sqrt(int(x["k"]))
         meas = dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(*space, scale=s))
         curve = meas.map(1.0)
