@@ -156,9 +156,9 @@ def _autodp(name: str, x: dict) -> dict[str, float]:
         return {"rdp": float(m.get_approxDP(_f(x["delta"])))}
     else:
         raise Unsupported(name)
-    m = tz.Composition()([base], [int(x["k"])])
     if name.endswith("_delta"):
-        return {"rdp": float(m.get_approxDP_delta(_f(x["eps"]))) if hasattr(m, "get_approxDP_delta") else Unsupported("delta")}
+        raise Unsupported("autodp's composed mechanisms give eps(delta) only")
+    m = tz.Composition()([base], [int(x["k"])])
     return {"rdp": float(m.get_approxDP(_f(x["delta"])))}
 
 
@@ -203,18 +203,38 @@ def installed(peer: str) -> str | None:
     return str(v)
 
 
-def evaluate_peer(peer: str, name: str, inputs: dict) -> dict:
-    """{variant: float or Exception} for one case; raises Unsupported."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return PEERS[peer][1](name, inputs)
+class PeerTimeout(Exception):
+    """The peer did not answer within the per-case time limit."""
+
+
+def evaluate_peer(peer: str, name: str, inputs: dict, timeout_s: float | None = None) -> dict:
+    """{variant: float or Exception} for one case; raises Unsupported, or PeerTimeout after ``timeout_s`` (SIGALRM, main thread)."""
+    import signal
+    import threading
+
+    use_alarm = bool(timeout_s) and hasattr(signal, "SIGALRM") and threading.current_thread() is threading.main_thread()
+
+    def _raise(signum, frame):
+        raise PeerTimeout(f"no answer within {timeout_s} s")
+
+    old = signal.signal(signal.SIGALRM, _raise) if use_alarm else None
+    if use_alarm:
+        signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return PEERS[peer][1](name, inputs)
+    finally:
+        if use_alarm:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
 
 
 def _fmt_gap(g: float) -> str:
     return f"{g:.3g}"
 
 
-def run_crosscheck(peers, *, vectors=None, limit=None, skip_flags=("huge-k",)) -> dict:
+def run_crosscheck(peers, *, vectors=None, limit=None, skip_flags=("huge-k",), timeout_s: float | None = 60) -> dict:
     """Grade every supported case of the vectors for each peer; returns a JSON-ready report.
 
     Cases carrying a flag in ``skip_flags`` are left out (by default the huge-k ones, which
@@ -240,7 +260,7 @@ def run_crosscheck(peers, *, vectors=None, limit=None, skip_flags=("huge-k",)) -
                     continue
                 label = f"{name}#{case['id']} ({case['comment']})"
                 try:
-                    vals = evaluate_peer(peer, name, case["inputs"])
+                    vals = evaluate_peer(peer, name, case["inputs"], timeout_s)
                 except Unsupported:
                     counts["unsupported"] += 1
                     continue
