@@ -23,7 +23,7 @@ from test_whitehouse2022_thm4 import *  # noqa: F401,F403  (the boundary's tests
 from fractions import Fraction as F
 
 import mpmath
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from reference.bounds import whitehouse2023 as W
@@ -134,6 +134,7 @@ def test_one_sided_hypothesis_suffices_via_the_half_normal_mixture():
     assert mod.check_thm5_one_sided_retraction() is True
 
 
+@settings(max_examples=15)  # one mpmath.quad per example
 @given(st.fractions(min_value=-20, max_value=20, max_denominator=50), st.fractions(min_value=0, max_value=100, max_denominator=50),
        st.fractions(min_value=F(1, 10), max_value=10, max_denominator=50))
 def test_half_normal_mixture_dominates_on_the_boundary_event(M, V, g):

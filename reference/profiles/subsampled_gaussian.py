@@ -154,7 +154,7 @@ def sgm_eps(q, sigma, k, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
           direction="upper", summary="delta(eps) of k-fold Poisson-subsampled Gaussian from its integer-order RDP (CKS conversion)",
           params=(_q, _sigma, _k, _eps), provenance="derived", note=_CONV)
 def sgm_delta(q, sigma, k, eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """An upper bound on delta(eps) of k-fold Poisson-subsampled Gaussian (rounded up, at most 1): MTZ19 RDP + CKS Prop. 12."""
+    """mironov2019 Section 3.3 + canonne2020 Proposition 12: an upper bound on delta(eps) of k-fold Poisson-subsampled Gaussian (rounded up, at most 1)."""
     dps = check_dps(dps)
     qq, s, kk = _parse(q, sigma, k)
     e = check("eps", eps, NN)
