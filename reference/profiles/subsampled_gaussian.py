@@ -138,7 +138,7 @@ _CONV = ("MTZ19 Section 3.3 curve at the integer orders 2..64, 72, ..., 256, com
           direction="upper", summary="eps(delta) of k-fold Poisson-subsampled Gaussian from its integer-order RDP, improved conversion",
           params=(_q, _sigma, _k, _delta), provenance="derived", note=_CONV)
 def sgm_eps(q, sigma, k, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """An upper bound on eps(delta) of k-fold Poisson-subsampled Gaussian (rounded up): MTZ19 RDP + improved conversion.
+    """mironov2019 Section 3.3 + canonne2020 Proposition 12: an upper bound on eps(delta) of k-fold Poisson-subsampled Gaussian (rounded up).
 
     Preconditions: 0 < q <= 1, sigma > 0, 1 <= k <= 10^9, 0 < delta < 1.  Rounding: up; valid at
     every order, the order is optimised over :data:`ORDERS`.
