@@ -735,7 +735,9 @@ def stitched_odometer(V, v0, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.m
                "(errata W22-THM2-DELTA). Derivation in the docstring; checked exactly against every pDP candidate law of the "
                "falsifier (proofs/test_whitehouse2022_thm2_delta.py).")
 def pdp_drift(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Upper bound on ``E_P[L 1_G]`` for one (eps, delta)-pDP step, G = {|L| <= eps} (derived; rounded up).
+    """whitehouse2022 Theorem 2 (delta_n > 0, corrected; derived): upper bound on ``E_P[L 1_G]`` for one (eps, delta)-pDP step, rounded up.
+
+    G = {|L| <= eps} is the step's good event.
 
     Source: the corrected delta_n > 0 case of whitehouse2022 Theorem 2 / whitehouse2023 Theorem 3
     (errata W22-THM2-DELTA): the printed proof reuses E[L_n | F] <= eps_n^2/2, which fails for

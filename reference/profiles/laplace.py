@@ -248,7 +248,9 @@ _NOTE = ("Exact: the hockey-stick divergence of Lap(0,b)^k vs Lap(1,b)^k, the wo
           direction="upper", summary="Exact delta(eps) of k-fold Laplace(b), sensitivity 1 (spline of the composed PLD), rounded up",
           params=(_b, _k, _eps), provenance="derived", note=_NOTE)
 def laplace_kfold_delta(b, k, eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Exact delta(eps) of k-fold Laplace(b) (sensitivity 1), rounded up: the smallest delta with (eps, delta)-DP.
+    """sommer2019 (privacy loss distribution of the Laplace mechanism): exact delta(eps) of k-fold Laplace(b), rounded up.
+
+    The smallest delta with (eps, delta)-DP (sensitivity 1).
 
     Preconditions: b > 0 with 1/b <= 50, 1 <= k <= 2000, eps >= 0 (exact).  Rounding: up.
     Guarantee: certified (interval arithmetic, precision doubled until ``dps`` digits tight).
@@ -269,7 +271,7 @@ def laplace_kfold_delta(b, k, eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
           summary="Exact delta(eps) of k-fold Laplace(b), sensitivity 1, rounded down", params=(_b, _k, _eps),
           provenance="derived", note=_NOTE)
 def laplace_kfold_delta_lower(b, k, eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Exact delta(eps) of k-fold Laplace(b) (sensitivity 1), rounded down (a certified lower bound)."""
+    """sommer2019 (privacy loss distribution of the Laplace mechanism): exact delta(eps) of k-fold Laplace(b), rounded down (a certified lower bound)."""
     dps = check_dps(dps)
     e0, kk = _parse(b, k)
     e = check("eps", eps, NN)
@@ -287,7 +289,9 @@ def _eps_pair(e0: Fraction, k: int, d: Fraction, dps: int) -> tuple[Fraction, Fr
           direction="upper", summary="Smallest eps with exact k-fold Laplace(b) delta(eps) <= delta, rounded up",
           params=(_b, _k, _delta), provenance="derived", note=_NOTE + " Inverted by bisection, secant and a certified forward check.")
 def laplace_kfold_eps(b, k, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Exact eps(delta) of k-fold Laplace(b) (sensitivity 1), rounded up: the smallest eps with delta(eps) <= delta.
+    """sommer2019 (privacy loss distribution of the Laplace mechanism): exact eps(delta) of k-fold Laplace(b), rounded up.
+
+    The smallest eps with delta(eps) <= delta (sensitivity 1).
 
     Preconditions: as :func:`laplace_kfold_delta`, 0 < delta < 1.  Rounding: up; the value is
     certified by a forward evaluation of the enclosure (delta(returned) <= delta).  Never
