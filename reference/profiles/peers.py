@@ -112,7 +112,7 @@ def _prv(name: str, x: dict) -> dict[str, float]:
     k = int(x["k"])
     out: dict[str, float] = {}
     try:
-        acc = pa.PRVAccountant(prvs=[mech], max_self_compositions=[k], eps_error=1e-3, delta_error=1e-12)
+        acc = pa.PRVAccountant(prvs=[mech], max_self_compositions=[k], eps_error=0.01, delta_error=1e-10)
         if name.endswith("_delta"):
             lo, est, up = acc.compute_delta(_f(x["eps"]), [k])
         else:
