@@ -176,7 +176,6 @@ def _opendp(name: str, x: dict) -> dict[str, float]:
         s = _f(x["sigma"]) / math.sqrt(int(x["k"]))
         meas = dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(*space, scale=s))
         curve = meas.map(1.0)
-        del rho
         return {"zcdp-curve": float(curve.epsilon(_f(x["delta"])))}
     raise Unsupported(name)
 
@@ -267,8 +266,8 @@ def run_crosscheck(peers, *, vectors=None, limit=None, skip_flags=("huge-k",), t
                 except Exception as exc:  # noqa: BLE001
                     vals = {"": exc}
                 for variant, v in vals.items():
-                    row = {"case": label + (f" [{variant}]" if variant else ""), "lower": case["lower"][:12],
-                           "upper": case["upper"][:12]}
+                    row = {"case": label + (f" [{variant}]" if variant else ""),
+                           "lower": f"{float(Fraction(case['lower'])):.10g}", "upper": f"{float(Fraction(case['upper'])):.10g}"}
                     if isinstance(v, Exception):
                         row.update(verdict="error", note=f"{type(v).__name__}: {str(v)[:120]}")
                         counts["error"] += 1
