@@ -185,10 +185,10 @@ def _w22_thm2_corrected_probes(deep):
     dp_, ds = F(3, 10), F(3, 5)
     cfgs = [("filter", {"eps_target": 1}), ("mixture", {"rho": F(1, 100)}), ("stitched", {"v0": F(1, 100)})]
     steps = [(F(1, 20), F(9, 200)), (F(1, 10), F(9, 100)), (F(1, 4), F(1, 20))]
-    if deep:
-        steps += [(F(1, 40), F(9, 400)), (F(1, 5), F(9, 50)), (F(1, 2), F(1, 10))]
-    return [Probe(lambda fam=fam, cfg=cfg: WhitehouseOdometer(fam, dp_, ds, **cfg), steps, "pdp", 12 if not deep else 24,
-                  pairs=deep, max_laws=6, label=fam) for fam, cfg in cfgs]
+    if deep:  # wider: two more step parameters, longer horizon, pairs of laws under the adaptive adversaries
+        steps += [(F(1, 5), F(9, 50)), (F(1, 2), F(1, 10))]
+    return [Probe(lambda fam=fam, cfg=cfg: WhitehouseOdometer(fam, dp_, ds, **cfg), steps, "pdp", 12 if not deep else 16,
+                  pairs=deep, max_laws=6 if not deep else 2, label=fam) for fam, cfg in cfgs]
 
 
 def _w22_thm2_pure_probes(deep):
