@@ -2,7 +2,7 @@
 
 Each process is ``X_n = X_{n-1} * R_n`` with a one-step ratio of the form
 ``R_n = sqrt(A2) exp(A l^2 + B l + G)`` where ``l`` is the step's privacy loss and
-``A2, A, B, G`` depend on the state before the step (see :mod:`.laws`).  The
+``A2, A, B, G`` depend on the state before the step (see :mod:`reference.martingales.laws`).  The
 supermartingale condition ``E[X_n | F_{n-1}] <= X_{n-1}`` is ``E R_n <= 1``.
 
 Processes (``key``: citation):
