@@ -53,6 +53,8 @@ __all__ = [
     "MAX_DIGITS",
     "FloatInputWarning",
     "Enclosure",
+    "Certified",
+    "rational",
     "Domain",
     "to_exact",
     "to_exact_seq",
@@ -298,6 +300,8 @@ def to_exact(x, name: str) -> Fraction:
         raise TypeError(f"{name} must be a real number (int, str, Fraction, float or mpf), found bool {x!r}")
     if isinstance(x, Fraction):
         return x
+    if isinstance(x, Certified) and x.exact is not None:
+        return x.exact
     if type(x).__module__ == "numpy":
         return _numpy_exact(x, name)
     if isinstance(x, Integral):
@@ -451,12 +455,22 @@ def _fmt(q: Fraction) -> str:
     return repr(f) if Fraction(f) == q else f"{q.numerator}/{q.denominator}"
 
 
-def check(name: str, value, domain: Domain) -> Fraction:
+def check(name: str, value, domain: Domain, *, end: str | None = None) -> Fraction:
     """Parse ``value`` exactly and check it lies in ``domain``.
+
+    ``end`` (``"upper"`` or ``"lower"``) is the conservative end for the caller: when
+    ``value`` is a :class:`Certified` result whose exact value is not known, the matching
+    end of its certified enclosure is used instead of its rounded value (a filter charges
+    a step at the upper end and reads its budget at the lower end, so a rounded catalog
+    output can never make it admit a step the exact rule refuses).  Without ``end``, a
+    ``Certified`` value is taken at its exact value when known, else at its binary value.
 
     Raises ``ValueError`` naming the parameter, the domain and the value found.
     """
-    q = to_exact(value, name)
+    if end is not None and isinstance(value, Certified) and value.exact is None:
+        q = value.end(end)
+    else:
+        q = to_exact(value, name)
     if not domain.contains(q):
         raise ValueError(f"{name} must lie in {domain}, found {_describe(value)}")
     return q
@@ -510,6 +524,45 @@ class Enclosure:
         return (hi - lo) <= scale * mpmath.ldexp(1, -bits)
 
 
+class Certified(mpmath.mpf):
+    """The value :func:`certified` returns: an ``mpf`` (the result rounded once in its
+    direction) that also carries its certified enclosure.
+
+    * ``lower``, ``upper``: for a result rounded to nearest (direction ``"exact"``), ``mpf``
+      ends with ``lower <= true value <= upper`` (the enclosure rounded outwards to the
+      result's precision).  An upper or lower bound is meant to be used as the number it
+      is (e.g. the largest next step a filter still admits), so both ends equal its value;
+    * ``exact``: the exact ``Fraction`` when the quantity is rational for rational inputs
+      (see :func:`rational`), else ``None``.
+
+    It behaves as the plain ``mpf`` it rounds to (arithmetic returns plain ``mpf``), so
+    existing code is unaffected.  What changes is how it is *parsed*: :func:`to_exact`
+    takes ``exact`` when known, and :func:`check` with ``end="upper"``/``"lower"`` takes the
+    matching enclosure end, which is what the filters of :mod:`reference.accountants` do
+    (charges at the upper end, budgets at the lower end).
+    """
+
+    @classmethod
+    def _make(cls, raw, lo_raw, hi_raw, exact):
+        v = object.__new__(cls)
+        v._mpf_ = raw
+        v.lower = mpmath.mp.make_mpf(lo_raw)
+        v.upper = mpmath.mp.make_mpf(hi_raw)
+        v.exact = exact
+        return v
+
+    def end(self, which: str) -> Fraction:
+        """The exact rational value of the enclosure end ``which`` (``"upper"`` or ``"lower"``), or ``exact`` when known."""
+        if which not in ("upper", "lower"):
+            raise ValueError(f"end must be 'upper' or 'lower', found {which!r}")
+        if self.exact is not None:
+            return self.exact
+        return mpf_to_fraction(self.upper if which == "upper" else self.lower)
+
+    def __reduce__(self):
+        return (Certified._make, (self._mpf_, self.lower._mpf_, self.upper._mpf_, self.exact))
+
+
 def _target_bits(dps: int) -> int:
     return int(math.ceil(dps * math.log2(10))) + 4
 
@@ -560,14 +613,29 @@ def certified(formula: Callable, args: Sequence, direction: str, dps: int = DEFA
     enc = enclosure(formula, args, dps)
     if direction == "upper":
         raw = libmp.mpf_pos(enc.hi._mpf_, bits, "c")
-    elif direction == "lower":
+        return Certified._make(raw, raw, raw, None)  # a bound: used as the number it is
+    if direction == "lower":
         raw = libmp.mpf_pos(enc.lo._mpf_, bits, "f")
-    else:
-        if not enc.width_ok(bits - 4):
-            raise ArithmeticError(f"could not certify {dps} digits (enclosure [{enc.lo}, {enc.hi}])")
-        mid = libmp.mpf_shift(libmp.mpf_add(enc.lo._mpf_, enc.hi._mpf_, enc.prec + 2), -1)
-        raw = libmp.mpf_pos(mid, bits, "n")
-    return mpmath.mp.make_mpf(raw)
+        return Certified._make(raw, raw, raw, None)
+    if not enc.width_ok(bits - 4):
+        raise ArithmeticError(f"could not certify {dps} digits (enclosure [{enc.lo}, {enc.hi}])")
+    mid = libmp.mpf_shift(libmp.mpf_add(enc.lo._mpf_, enc.hi._mpf_, enc.prec + 2), -1)
+    raw = libmp.mpf_pos(mid, bits, "n")
+    # rounded to nearest: the true value may lie on either side, so keep the enclosure
+    return Certified._make(raw, libmp.mpf_pos(enc.lo._mpf_, bits, "f"), libmp.mpf_pos(enc.hi._mpf_, bits, "c"), None)
+
+
+def rational(q, direction: str = "exact", dps: int = DEFAULT_DPS) -> "Certified":
+    """A rational result ``q`` (a ``Fraction``) as a :class:`Certified` value that remembers ``q``.
+
+    The value is ``q`` rounded once in ``direction`` at ``dps`` digits (as :func:`certified`
+    would round it), and ``.exact`` is ``q`` itself, so a filter or bound that receives it
+    parses the exact rational (``gaussian_zcdp_rho(10)`` is exactly 1/200, not the nearest
+    binary value above or below).
+    """
+    q = Fraction(q)
+    v = certified(lambda c, x: x, (q,), direction, dps)
+    return Certified._make(v._mpf_, v.lower._mpf_, v.upper._mpf_, q)
 
 
 def sign_of(formula: Callable, args: Sequence, tie: Callable[[], int] | None = None,

@@ -100,6 +100,13 @@ class _Accountant:
 
     _PARAMS: tuple = ()
     _STATE: tuple = ()
+    #: Which end of a :class:`reference.precision.Certified` argument each parameter takes when
+    #: its exact value is unknown.  Budgets and failure probabilities take the lower end (a
+    #: smaller budget admits less); a parameter that scales a bound up takes the upper end;
+    #: tuning parameters (orders, mixture and grid choices), whose guarantee holds at whatever
+    #: value is used, take the rounded value (``None``).
+    _PARAM_ENDS: dict = {"constant": "upper", "alpha": None, "beta": None, "gamma": None, "n": None,
+                         "eps_target": None, "rho": "lower", "v0": None, "n_records": None}
 
     def _init_params(self, values: dict) -> None:
         self._p: dict[str, Fraction | None] = {}
@@ -108,7 +115,7 @@ class _Accountant:
             if v is None and optional:
                 self._p[name] = None
             else:
-                self._p[name] = check(name, v, dom)
+                self._p[name] = check(name, v, dom, end=self._PARAM_ENDS.get(name, "lower"))
         self._lock = threading.RLock()  # re-entrant: a rule may read its own filter while it decides
         self._runs: list[list] = []  # [*step_fields, count]
         self._n = 0

@@ -36,7 +36,7 @@ from ..bounds.feldman2021 import (
     zcdp_best_alpha,
     zcdp_filter_dp_eps,
 )
-from ..precision import DEFAULT_DPS, certified, check, mpf_to_fraction
+from ..precision import rational, DEFAULT_DPS, certified, check, mpf_to_fraction
 from .base import BudgetExceeded, _Accountant, _exact_json, _in
 
 __all__ = ["RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter", "BudgetExceeded"]
@@ -90,7 +90,7 @@ class _SumFilter(_Accountant):
         return None
 
     def _parse(self, rho_t) -> tuple:
-        return (check("rho_t", rho_t, NN),)
+        return (check("rho_t", rho_t, NN, end="upper"),)
 
     def _refusal(self, step: tuple) -> BudgetExceeded:
         b = self._BUDGET
@@ -164,8 +164,8 @@ class RenyiFilter(_SumFilter):
         return self._p["B"]
 
     def _gaussian_rho(self, sigma, sensitivity) -> Fraction:
-        s = check("sigma", sigma, P_)
-        D = check("sensitivity", sensitivity, NN)
+        s = check("sigma", sigma, P_, end="lower")
+        D = check("sensitivity", sensitivity, NN, end="upper")
         return self._p["alpha"] * D * D / (2 * s * s)
 
     def can_run(self, rho_t) -> bool:
@@ -266,8 +266,8 @@ class RenyiZCDPFilter(_SumFilter):
 
     def run_gaussian(self, sigma, sensitivity=1) -> int:
         """feldman2021 Remark 4.4: commit a Gaussian step, rho_t = Delta^2/(2 sigma^2) (exact), or raise :class:`BudgetExceeded`."""
-        s = check("sigma", sigma, P_)
-        D = check("sensitivity", sensitivity, NN)
+        s = check("sigma", sigma, P_, end="lower")
+        D = check("sensitivity", sensitivity, NN, end="upper")
         return self.run(D * D / (2 * s * s))
 
     def remaining(self) -> dict:
@@ -349,7 +349,7 @@ class RenyiDPFilter(_Accountant):
         return None
 
     def _parse(self, eps_t) -> tuple:
-        return (check("eps_t", eps_t, NN),)
+        return (check("eps_t", eps_t, NN, end="upper"),)
 
     def can_run(self, eps_t) -> bool:
         """feldman2021 Theorem 4.7 (re-derived): True iff an eps_t-DP step would be admitted now (exact; no state change)."""
@@ -404,7 +404,7 @@ def _eps_step_from_json(self, run: list, where: str) -> tuple:
 
 def _up(q: Fraction, dps: int) -> mpmath.mpf:
     """The rational q rounded UP to an mpf of dps digits."""
-    return certified(lambda c, v: v, (q,), "upper", dps)
+    return rational(q, "upper", dps)
 
 
 class _CalibratedFilter(_Accountant):
@@ -440,7 +440,7 @@ class _CalibratedFilter(_Accountant):
         return None
 
     def _parse(self, eps_t) -> tuple:
-        return (check("eps_t", eps_t, NN),)
+        return (check("eps_t", eps_t, NN, end="upper"),)
 
     @property
     def eps(self) -> Fraction:

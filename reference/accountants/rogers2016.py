@@ -34,7 +34,7 @@ from .whitehouse2023 import (
     _eps_delta_from_json,
     _pair_to_json,
 )
-from ..precision import (
+from ..precision import (rational, 
     DEFAULT_DPS,
     Domain,
     certified,
@@ -125,7 +125,7 @@ class _Lemma35Base(_Accountant):
     _step_from_json = _eps_delta_from_json
 
     def _parse_step(self, eps_i, delta_i) -> tuple:
-        return (check("eps_i", eps_i, _NN), check("delta_i", delta_i, _U0))
+        return (check("eps_i", eps_i, _NN, end="upper"), check("delta_i", delta_i, _U0, end="upper"))
 
 
 # ==========================================================================
@@ -352,7 +352,7 @@ class AdvancedFilter(Lemma35Filter):
                 break
             mid = (lo + hi) / 2  # dyadic: one more bit per iteration
             lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-        return {"max_next_eps": certified(lambda c, x: x, (lo,), "lower", dps), "K": self.K(dps=dps),
+        return {"max_next_eps": rational(lo, "lower", dps), "K": self.K(dps=dps),
                 "delta_left": self._dpg - D}
 
 

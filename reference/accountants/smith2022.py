@@ -112,15 +112,15 @@ class GaussianDPFilter(_Accountant):
     # ---- mu-GDP steps -----------------------------------------------------
     def can_run_gdp(self, mu_t) -> bool:
         """True iff a mu_t-GDP step would be admitted now (exact; no state change)."""
-        return self._decide(check("mu_t", mu_t, _NN), False, False)
+        return self._decide(check("mu_t", mu_t, _NN, end="upper"), False, False)
 
     def run_gdp(self, mu_t) -> int:
         """Commit a mu_t-GDP step if admitted (new step count) or raise :class:`BudgetExceeded` (state unchanged)."""
-        return self._decide(check("mu_t", mu_t, _NN), True, True)
+        return self._decide(check("mu_t", mu_t, _NN, end="upper"), True, True)
 
     def try_run_gdp(self, mu_t) -> bool:
         """Commit a mu_t-GDP step if admitted; True iff committed."""
-        return self._decide(check("mu_t", mu_t, _NN), True, False)
+        return self._decide(check("mu_t", mu_t, _NN, end="upper"), True, False)
 
     def can_run(self, mu_t) -> bool:
         """The filter's base step is a mu_t-GDP step: same as :meth:`can_run_gdp`."""
@@ -137,8 +137,8 @@ class GaussianDPFilter(_Accountant):
     # ---- Gaussian mechanism steps ----------------------------------------
     @staticmethod
     def _gauss(sigma, sensitivity) -> Fraction:
-        s = check("sigma", sigma, _P)
-        D = check("sensitivity", sensitivity, _NN)
+        s = check("sigma", sigma, _P, end="lower")
+        D = check("sensitivity", sensitivity, _NN, end="upper")
         return D / s
 
     def can_run_gaussian(self, sigma, sensitivity=1) -> bool:
@@ -156,7 +156,7 @@ class GaussianDPFilter(_Accountant):
     # ---- eps-DP steps -------------------------------------------------------
     @staticmethod
     def _dp(eps_t) -> Fraction:
-        e = check("eps_t", eps_t, _NN)
+        e = check("eps_t", eps_t, _NN, end="upper")
         return Fraction(0) if e == 0 else dp_step_mu_q(e)
 
     def can_run_dp(self, eps_t) -> bool:

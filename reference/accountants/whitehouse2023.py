@@ -48,7 +48,7 @@ from fractions import Fraction
 
 import mpmath
 
-from ..precision import (
+from ..precision import (rational, 
     DEFAULT_DPS,
     INF,
     certified,
@@ -216,7 +216,7 @@ class DPFilter(_Accountant):
         return filter_admits(V_next, self._p["eps"], self._p["delta_prime"])
 
     def _parse_step(self, eps_n, delta_n) -> tuple:
-        return (check("eps_n", eps_n, _NN), check("delta_n", delta_n, _CU))
+        return (check("eps_n", eps_n, _NN, end="upper"), check("delta_n", delta_n, _CU, end="upper"))
 
     def _increments(self, step: tuple) -> tuple[Fraction, Fraction]:
         e, d = step
@@ -378,10 +378,10 @@ class MixedFilter(DPFilter):
         raise ValueError(f"step must be ('dp', eps_n, delta_n) or ('zcdp', rho_n), found {step!r}")
 
     def _parse_dp(self, eps_n, delta_n=0) -> tuple:
-        return ("dp", check("eps_n", eps_n, _NN), check("delta_n", delta_n, _CU))
+        return ("dp", check("eps_n", eps_n, _NN, end="upper"), check("delta_n", delta_n, _CU, end="upper"))
 
     def _parse_zcdp(self, rho_n) -> tuple:
-        return ("zcdp", check("rho_n", rho_n, _NN))
+        return ("zcdp", check("rho_n", rho_n, _NN, end="upper"))
 
     _parse_step = _parse_dp
 
@@ -531,7 +531,7 @@ class ZCDPFilter(_Accountant):
         return self._p["delta"]
 
     def _parse_step(self, rho_n, delta_n) -> tuple:
-        return (check("rho_n", rho_n, _NN), check("delta_n", delta_n, _CU))
+        return (check("rho_n", rho_n, _NN, end="upper"), check("delta_n", delta_n, _CU, end="upper"))
 
     def _reasons(self, step: tuple) -> list[str]:
         r, d = step
@@ -667,6 +667,7 @@ class Odometer(_Accountant):
     __citations__ = (_cite("whitehouse2022", "Theorem 2"), _cite("whitehouse2023", "Theorem 3"))
     _PARAMS = (("delta_prime", _U, False), ("delta_second", _U0, False), ("eps_target", _P, True),
                ("rho", _P, True), ("v0", _P, True), ("n_records", _NREC, True))
+    _PARAM_ENDS = {**_Accountant._PARAM_ENDS, "rho": None}  # here rho tunes the mixture family: no budget
     _STATE = ("V", "delta_spent")
     FAMILIES = ("filter", "mixture", "stitched")
 
@@ -735,7 +736,7 @@ class Odometer(_Accountant):
         Adds eps_n^2 to V and delta_n to the delta sum (exact, atomic).  Never refuses:
         an odometer tracks, it does not stop.  Preconditions: eps_n >= 0, delta_n in [0, 1].
         """
-        step = (check("eps_n", eps_n, _NN), check("delta_n", delta_n, _CU))
+        step = (check("eps_n", eps_n, _NN, end="upper"), check("delta_n", delta_n, _CU, end="upper"))
         with self._lock:
             self._apply(step)
             self._push(step)
@@ -764,7 +765,7 @@ class Odometer(_Accountant):
             if u == INF:
                 continue
             q = mpf_to_fraction(u) - (V - vp) / 2 + drift  # B(V) + V_pure/2 + drift, B(V) = u - V/2 rounded up
-            out[f] = certified(lambda c, q: q, (q,), "upper", dps)
+            out[f] = rational(q, "upper", dps)
         return out
 
     @staticmethod

@@ -39,7 +39,7 @@ from typing import Sequence
 import mpmath
 
 from ..catalog import PAPERS, Param, register
-from ..precision import (
+from ..precision import (rational, 
     DEFAULT_DPS,
     Domain,
     last_true,
@@ -429,7 +429,7 @@ def cor3_3_eps(eps0, n, m, delta_rep, delta_comp, *, dps: int = DEFAULT_DPS) -> 
 def cor3_3_delta(n, m, delta_rep, delta_comp, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Corollary 3.3 (balle2020): ``(n/m) delta_rep + delta_comp`` (exact rational, rounded up)."""
     _, nn, mm, dr, dc = _cor33_args(1, n, m, delta_rep, delta_comp)
-    return certified(lambda c, v: v, ((nn / mm) * dr + dc,), "upper", dps)
+    return rational((nn / mm) * dr + dc, "upper", dps)
 
 
 # ===========================================================================
@@ -999,7 +999,7 @@ def table1_rows(n=10**6, eps0=2, delta=Fraction(1, 10**6), *, dps: int = 20) -> 
     efm = erlingsson2019_thm7_eps(e, N, d, dps=dps) if (e < Fraction(1, 2) and N >= 1000 and d < Fraction(1, 100)) else None
     return [
         {"source": "None", "reference": "[14, 33]", "asymptotic": "eps0", "exponent": None,
-         "value": certified(lambda c, e: e, (e,), "upper", dps)},
+         "value": rational(e, "upper", dps)},
         {"source": "Uniform subsampling", "reference": "[25, 8, 1]", "asymptotic": "e^eps0 / sqrt(n)", "exponent": 1,
          "value": sub},
         {"source": "Shuffling", "reference": "[19]", "asymptotic": "e^(3 eps0) / sqrt(n)", "exponent": 3,

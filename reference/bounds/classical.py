@@ -45,7 +45,7 @@ from mpmath.ctx_iv import MPIntervalContext
 from mpmath.ctx_mp import MPContext
 
 from ..catalog import Param, register
-from ..precision import (
+from ..precision import (rational, 
     DEFAULT_DPS,
     INF,
     MAX_PREC_BITS,
@@ -359,7 +359,7 @@ def gaussian_rdp(alpha, sigma, sensitivity=1, *, dps: int = DEFAULT_DPS) -> mpma
     a = check("alpha", alpha, ALPHA)
     s = check("sigma", sigma, P)
     D = check("sensitivity", sensitivity, NN)
-    return certified(lambda c, v: v, (a * D * D / (2 * s * s),), "exact", dps)
+    return rational(a * D * D / (2 * s * s), "exact", dps)
 
 
 def _rr_curve(c, a, e):
@@ -466,7 +466,7 @@ def gaussian_zcdp_rho(sigma, sensitivity=1, *, dps: int = DEFAULT_DPS) -> mpmath
     """
     s = check("sigma", sigma, P)
     D = check("sensitivity", sensitivity, NN)
-    return certified(lambda c, v: v, (D * D / (2 * s * s),), "exact", dps)
+    return rational(D * D / (2 * s * s), "exact", dps)
 
 
 # ===========================================================================
@@ -1156,7 +1156,7 @@ def kov_closed_form_eps(eps0, k, delta_tilde, *, dps: int = DEFAULT_DPS) -> mpma
     kk = int(check("k", k, KDOM))
     dt = check("delta_tilde", delta_tilde, DTILDE)
     kq = Fraction(kk)
-    b1 = certified(lambda c, v: v, (kq * e,), "upper", dps)  # exact rational k eps0
+    b1 = rational(kq * e, "upper", dps)  # exact rational k eps0
     b2 = certified(lambda c, e, kq, dt: kq * e * (1 - 2 / (c.exp(e) + 1))
                    + e * c.sqrt(2 * kq * c.log(c.e + c.sqrt(kq) * e / dt)), (e, kq, dt), "upper", dps)
     b3 = certified(lambda c, e, kq, dt: kq * e * (1 - 2 / (c.exp(e) + 1)) + e * c.sqrt(-2 * kq * c.log(dt)),
@@ -1209,7 +1209,7 @@ def kov_hetero_closed_form_eps(eps: Sequence, delta_tilde, *, dps: int = DEFAULT
     def first(c, *es):
         return sum((x * (1 - 2 / (c.exp(x) + 1)) for x in es), c.mpf(0))
 
-    b1 = certified(lambda c, s: s, (sum(es),), "upper", dps)
+    b1 = rational(sum(es), "upper", dps)
     b2 = certified(lambda c, V, dt, *es: first(c, *es) + c.sqrt(2 * V * c.log(c.e + c.sqrt(V) / dt)), (V, dt) + es,
                    "upper", dps)
     b3 = certified(lambda c, V, dt, *es: first(c, *es) + c.sqrt(-2 * V * c.log(dt)), (V, dt) + es, "upper", dps)
@@ -1361,11 +1361,11 @@ def hetero_optimal_eps(eps: Sequence, delta: Sequence, delta_target, *, dps: int
     bits = _bits(dps)
     losses = sorted(counts, reverse=True)
     if t_exact == 0:
-        return certified(lambda c, v: v, (Fraction(losses[0], D),), "upper", dps) if losses[0] > 0 else mpmath.mpf(0)
+        return rational(Fraction(losses[0], D), "upper", dps) if losses[0] > 0 else mpmath.mpf(0)
     if dt >= mpf_to_fraction(hetero_optimal_delta(es, ds, 0, dps=dps)):
         return mpmath.mpf(0)
     positive = [m for m in losses if m > 0]
-    cap = certified(lambda c, v: v, (Fraction(losses[0], D),), "upper", dps)  # H(max loss) = 0: always valid
+    cap = rational(Fraction(losses[0], D), "upper", dps)  # H(max loss) = 0: always valid
     prec = bits + 64
     e_hi = _ZERO
     for _ in range(12):

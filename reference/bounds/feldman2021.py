@@ -46,7 +46,7 @@ import mpmath
 
 from ..catalog import PAPERS, Param, register
 from .classical import gaussian_rdp
-from ..precision import (
+from ..precision import (rational, 
     DEFAULT_DPS,
     INF,
     Domain,
@@ -419,7 +419,7 @@ def lipschitz_individual_rdp(alpha, sigma, lipschitz, x_norm, *, dps: int = DEFA
     s = check("sigma", sigma, P_)
     L = check("lipschitz", lipschitz, NN)
     x = check("x_norm", x_norm, NN)
-    return certified(lambda c, v: v, (a * L * L * x * x / (2 * s * s),), "upper", dps)
+    return rational(a * L * L * x * x / (2 * s * s), "upper", dps)
 
 
 # ==========================================================================
@@ -439,7 +439,7 @@ def prop2_9_threshold(alpha, sigma, B, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     a = check("alpha", alpha, ALPHA)
     s = check("sigma", sigma, P_)
     b = check("B", B, P_)
-    return certified(lambda c, v: v, (2 * s * s * b / a,), "exact", dps)
+    return rational(2 * s * s * b / a, "exact", dps)
 
 
 @register("feldman2021_prop2_9_worst_case_queries", paper=KEY, result="Proposition 2.9 (classical count)", direction="exact",

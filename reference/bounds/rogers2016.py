@@ -36,7 +36,7 @@ import mpmath
 from mpmath.ctx_mp import MPContext
 
 from ..catalog import Param, cites, register
-from ..precision import (
+from ..precision import (rational, 
     DEFAULT_DPS,
     INF,
     Domain,
@@ -231,7 +231,7 @@ def rr_output_distribution(eps, delta, b, *, dps: int = DEFAULT_DPS) -> dict:
     bb = _bit(b)
     keep = certified(lambda c, e, d: (1 - d) * _sigmoid(c, e), (e, d), "exact", dps)
     flip = certified(lambda c, e, d: (1 - d) * _sigmoid(c, -e), (e, d), "exact", dps)
-    dd = certified(lambda c, d: d, (d,), "exact", dps)
+    dd = rational(d, "exact", dps)
     z = mpmath.mpf(0)
     if bb == 0:
         return {0: dd, "top": keep, "bot": flip, 1: z}
@@ -253,11 +253,11 @@ def rr_privacy_loss_distribution(eps, delta, b=0, *, dps: int = DEFAULT_DPS) -> 
     if e == 0:
         out[mpmath.mpf(0)] = certified(lambda c, d: 1 - d, (d,), "exact", dps)
     else:
-        ev = certified(lambda c, e: e, (e,), "exact", dps)
+        ev = rational(e, "exact", dps)
         out[ev] = certified(lambda c, e, d: (1 - d) * _sigmoid(c, e), (e, d), "exact", dps)
         out[-ev] = certified(lambda c, e, d: (1 - d) * _sigmoid(c, -e), (e, d), "exact", dps)
     if d:
-        out[INF] = certified(lambda c, d: d, (d,), "exact", dps)
+        out[INF] = rational(d, "exact", dps)
     return out
 
 
@@ -308,7 +308,7 @@ _LEM35_RESTRICT = ("every round (eps_i, 0)-DP (delta_i = 0), so that the loss of
 def pdp_to_dp_eps(eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Lemma 2.3, first claim: pointwise (eps, delta) gives (eps, delta)-DP; returns eps (exact, rounded to nearest)."""
     e = check("eps", eps, NN)
-    return certified(lambda c, e: e, (e,), "exact", dps)
+    return rational(e, "exact", dps)
 
 
 @register("rogers2016_lem2_3_pdp_to_dp_delta", paper=R16, result="Lemma 2.3 (first claim)", direction="exact",
@@ -317,7 +317,7 @@ def pdp_to_dp_eps(eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
 def pdp_to_dp_delta(delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Lemma 2.3, first claim: returns delta (exact, rounded to nearest)."""
     d = check("delta", delta, CU)
-    return certified(lambda c, d: d, (d,), "exact", dps)
+    return rational(d, "exact", dps)
 
 
 @register("rogers2016_lem2_3_dp_to_pdp_eps", paper=R16, result="Lemma 2.3 (second claim)", direction="upper",
@@ -432,7 +432,7 @@ def basic_composition_eps(eps: Sequence, *, dps: int = DEFAULT_DPS) -> mpmath.mp
     Preconditions: non-empty sequence of eps_i >= 0 fixed in advance.
     """
     es = check_seq("eps", eps, NN)
-    return certified(lambda c, s: s, (sum(es),), "upper", dps)
+    return rational(sum(es), "upper", dps)
 
 
 @register("rogers2016_thm2_9_delta", paper=R16, result="Theorem 2.9", direction="upper",
@@ -440,7 +440,7 @@ def basic_composition_eps(eps: Sequence, *, dps: int = DEFAULT_DPS) -> mpmath.mp
 def basic_composition_delta(delta: Sequence, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Theorem 2.9 (basic composition): ``sum_i delta_i`` (exact rational, rounded up)."""
     ds = check_seq("delta", delta, U0)
-    return certified(lambda c, s: s, (sum(ds),), "upper", dps)
+    return rational(sum(ds), "upper", dps)
 
 
 _k = Param("k", Domain.integers_from(1), kind="integer", default="100", doc="number of rounds k >= 1")
@@ -474,7 +474,7 @@ def advanced_composition_delta(delta, k, delta_hat, *, dps: int = DEFAULT_DPS) -
     d = check("delta", delta, U0)
     kk = check("k", k, Domain.integers_from(1))
     dh = check("delta_hat", delta_hat, U)
-    return certified(lambda c, s: s, (kk * d + dh,), "upper", dps)
+    return rational(kk * d + dh, "upper", dps)
 
 
 # ===========================================================================
@@ -990,7 +990,7 @@ def crossing_probability_exact(gamma, C, delta, n) -> Fraction:
           note="Lemma 6.3 asserts this is >= delta for some C and n large; the function gives the exact value to check it.")
 def crossing_probability(gamma, C, delta, n, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Lemma 6.3: the crossing probability of :func:`crossing_probability_exact`, rounded to nearest."""
-    return certified(lambda c, x: x, (crossing_probability_exact(gamma, C, delta, n),), "exact", dps)
+    return rational(crossing_probability_exact(gamma, C, delta, n), "exact", dps)
 
 
 # ===========================================================================

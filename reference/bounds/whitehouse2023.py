@@ -23,7 +23,7 @@ import mpmath
 from mpmath.ctx_mp import MPContext
 
 from ..catalog import Param, register
-from ..precision import (
+from ..precision import (rational, 
     DEFAULT_DPS,
     INF,
     Domain,
@@ -84,7 +84,7 @@ def rr_output_distribution(eps, delta, b: int, *, dps: int = DEFAULT_DPS) -> dic
     bb = int(bb)
     keep = certified(lambda c, e, d: (1 - d) * _sigmoid(c, e), (e, d), "exact", dps)
     flip = certified(lambda c, e, d: (1 - d) * _sigmoid(c, -e), (e, d), "exact", dps)
-    dd = certified(lambda c, d: d, (d,), "exact", dps)
+    dd = rational(d, "exact", dps)
     zero = mpmath.mpf(0)
     return {bb: keep, 1 - bb: flip, "top": dd if bb == 1 else zero, "bot": dd if bb == 0 else zero}
 
@@ -111,10 +111,10 @@ def rr_privacy_loss_distribution(eps, delta, *, dps: int = DEFAULT_DPS) -> dict:
     if e == 0:
         out[mpmath.mpf(0)] = certified(lambda c, d: 1 - d, (d,), "exact", dps)
     else:
-        out[certified(lambda c, e: e, (e,), "exact", dps)] = p_plus
-        out[-certified(lambda c, e: e, (e,), "exact", dps)] = p_minus
+        out[rational(e, "exact", dps)] = p_plus
+        out[-rational(e, "exact", dps)] = p_minus
     if d:
-        out[INF] = certified(lambda c, d: d, (d,), "exact", dps)
+        out[INF] = rational(d, "exact", dps)
     return out
 
 
@@ -145,7 +145,7 @@ def rr_hockey_stick(eps, delta, eps_prime, *, dps: int = DEFAULT_DPS) -> mpmath.
     d = check("delta", delta, Domain.closed_unit())
     ep = check("eps_prime", eps_prime, NN)
     if ep >= e:
-        return certified(lambda c, d: d, (d,), "upper", dps)
+        return rational(d, "upper", dps)
     return certified(lambda c, e, d, ep: d + (1 - d) * (c.exp(e) - c.exp(ep)) / (1 + c.exp(e)), (e, d, ep), "upper", dps)
 
 
@@ -231,7 +231,7 @@ def advanced_composition_delta(delta: Sequence, delta_prime, *, dps: int = DEFAU
     """Equation (2) (whitehouse2022): ``delta' + sum_m delta_m``, rounded up (exact rational sum)."""
     ds = check_seq("delta", delta, Domain.closed_unit())
     dp = check("delta_prime", delta_prime, U)
-    return certified(lambda c, s: s, (dp + sum(ds),), "upper", dps)
+    return rational(dp + sum(ds), "upper", dps)
 
 
 # ===========================================================================
@@ -334,7 +334,7 @@ def zcdp_to_dp_delta(delta, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mp
     """Lemma 1 (whitehouse2023): the DP delta ``delta + (1 - delta) delta'`` (exact rational, rounded up)."""
     d = check("delta", delta, Domain.closed_unit())
     dp = check("delta_prime", delta_prime, U)
-    return certified(lambda c, s: s, (d + (1 - d) * dp,), "upper", dps)
+    return rational(d + (1 - d) * dp, "upper", dps)
 
 
 # ===========================================================================
@@ -356,7 +356,7 @@ def linear_boundary(a, b, V, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     P(exists n: M_n >= b/2 + b V_n/(2a)) <= exp(-b^2/(2a)).
     """
     aa, bb, v = check("a", a, P), check("b", b, P), check("V", V, NN)
-    return certified(lambda c, s: s, (bb / 2 + bb * v / (2 * aa),), "upper", dps)
+    return rational(bb / 2 + bb * v / (2 * aa), "upper", dps)
 
 
 @register("whitehouse2022_thm3_crossing_probability", paper=W22, result="Theorem 3", direction="upper",
@@ -885,7 +885,7 @@ def dp_filter_delta_via_zcdp(delta_prime, delta_second, *, dps: int = DEFAULT_DP
     """
     dp = check("delta_prime", delta_prime, U)
     d2 = check("delta_second", delta_second, Domain.unit_nonneg())
-    return certified(lambda c, s: s, (d2 + (1 - d2) * dp,), "upper", dps)
+    return rational(d2 + (1 - d2) * dp, "upper", dps)
 
 
 @register("whitehouse2022_thm6_stop_index", paper=W22, result="Theorem 6", direction="exact", returns="int",

@@ -21,7 +21,7 @@ import mpmath
 from mpmath import libmp
 
 from ..bounds.classical import rdp_to_dp_delta_cks, rdp_to_dp_eps_improved
-from ..precision import DEFAULT_DPS, certified, mpf_to_fraction
+from ..precision import rational, DEFAULT_DPS, certified, mpf_to_fraction
 
 __all__ = ["Bracket", "enclose", "invert_decreasing", "integer_order_eps", "integer_order_delta",
            "round_up", "round_down"]
@@ -224,4 +224,4 @@ def integer_order_delta(curve_upper: Callable[[int, int], mpmath.mpf], curve_flo
 
 def certified_const(q: Fraction, direction: str, dps: int) -> mpmath.mpf:
     """The rational ``q`` rounded once in ``direction``."""
-    return certified(lambda c, v: v, (q,), direction, dps)
+    return rational(q, direction, dps)
