@@ -1,6 +1,6 @@
 """Golden vectors of the privacy profiles (Wycheproof-style JSON), generated here and never edited by hand.
 
-``python -m reference.profiles.vectors [--out DIR] [--only NAME]`` writes
+``python -m reference.profiles.vectors [--out DIR] [--only NAME] [--workers N] [--scheduler ADDRESS]`` writes
 ``reference/data/vectors/<name>.json``, one file per quantity (:data:`FILES`).  Each file has a
 ``schema`` and ``version``, the quantity, its source, the rounding convention, a ``notes``
 table explaining the flags, and ``cases``: exact inputs (decimal strings, which are exact, and
@@ -16,6 +16,10 @@ lower_double <= x <= upper_double (for an exact case), *conservative by x - uppe
 x > upper, *ANTI-CONSERVATIVE by lower - x* if x < lower (for a quantity where larger is
 safer: delta(eps), eps(delta), the RDP curve).  tests/test_vectors.py regenerates a subset of
 the cases and compares them with the stored files.
+
+Each case is one task of :mod:`reference.profiles.executor`: a local process pool by default
+(``--workers N``; 1 runs in this process), or a Dask cluster (``--scheduler ADDRESS``).  The
+files are the same byte for byte whichever runs them.
 """
 from __future__ import annotations
 
@@ -177,20 +181,26 @@ def _comment(inputs: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in inputs.items())
 
 
-def generate(name: str, ids=None) -> dict:
-    """The vector file ``name`` as a dict (only the cases with the given ids when ``ids`` is set)."""
+def make_case(task: tuple[str, int]) -> dict:
+    """The case ``id`` of the vector file ``name`` (``task = (name, id)``): certified, rounded, flagged.
+
+    A module-level function of plain arguments, so that a process pool or a Dask worker can run
+    it (:mod:`reference.profiles.executor`); the result depends on nothing but the task.
+    """
+    name, i = task
+    quantity, _, source = FILES[name]
+    inputs, flags = CASES[name][i - 1]
+    br = evaluate(name, inputs)
+    fl = (set(flags) - {"tiny-delta"}) | ({"bracket"} if not br.exact else set())
+    small = Fraction(1, 10 ** 12)
+    if ("delta" in inputs and Fraction(inputs["delta"]) < small) or (
+            quantity.startswith("delta") and mpf_to_fraction(br.hi) < small):
+        fl.add("tiny-delta")
+    return _case(i, _comment(inputs), inputs, br, fl, source)
+
+
+def _document(name: str, cases: list[dict]) -> dict:
     quantity, desc, source = FILES[name]
-    cases = []
-    for i, (inputs, flags) in enumerate(CASES[name], start=1):
-        if ids is not None and i not in ids:
-            continue
-        br = evaluate(name, inputs)
-        fl = (set(flags) - {"tiny-delta"}) | ({"bracket"} if not br.exact else set())
-        small = Fraction(1, 10 ** 12)
-        if ("delta" in inputs and Fraction(inputs["delta"]) < small) or (
-                quantity.startswith("delta") and mpf_to_fraction(br.hi) < small):
-            fl.add("tiny-delta")
-        cases.append(_case(i, _comment(inputs), inputs, br, fl, source))
     return {
         "schema": SCHEMA, "version": VERSION, "generator": "python -m reference.profiles.vectors",
         "name": name, "quantity": quantity, "description": desc, "source": source,
@@ -199,6 +209,28 @@ def generate(name: str, ids=None) -> dict:
         "larger_is_safer": True,
         "notes": NOTES, "numberOfCases": len(CASES[name]), "cases": cases,
     }
+
+
+def generate_all(names, executor=None, ids=None) -> dict[str, dict]:
+    """{name: vector file as a dict} for ``names``, every case one task of ``executor`` (default: this process).
+
+    ``ids``: only these case ids (in every file).  The documents do not depend on the executor.
+    """
+    from .executor import SerialExecutor
+
+    names = list(names)
+    tasks = [(n, i) for n in names for i in range(1, len(CASES[n]) + 1) if ids is None or i in ids]
+    ex = executor if executor is not None else SerialExecutor(progress=False)
+    cases = ex.map(make_case, tasks, desc="golden vectors", label=lambda t: f"{t[0]}#{t[1]}")
+    by_name: dict[str, list] = {n: [] for n in names}
+    for (n, _), c in zip(tasks, cases):
+        by_name[n].append(c)
+    return {n: _document(n, by_name[n]) for n in names}
+
+
+def generate(name: str, ids=None, executor=None) -> dict:
+    """The vector file ``name`` as a dict (only the cases with the given ids when ``ids`` is set)."""
+    return generate_all([name], executor, ids)[name]
 
 
 JSON_SCHEMA = {
@@ -248,19 +280,39 @@ def grade(case: dict, value: float) -> tuple[str, float]:
 
 
 def main(argv=None) -> int:
+    from .executor import make_executor
+
     ap = argparse.ArgumentParser(prog="python -m reference.profiles.vectors", description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=str(ROOT), help="output folder (default: the packaged reference/data/vectors)")
     ap.add_argument("--only", action="append", choices=sorted(FILES), help="generate only these files")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="processes of the local pool (default: the usable cores; 1: in this process)")
+    ap.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="run the cases on the Dask cluster at ADDRESS (tcp://host:8786; 'local': a LocalCluster of "
+                         "--workers processes); needs pip install 'fullyadaptive[distributed]'")
+    ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
     a = ap.parse_args(argv)
+    if a.workers is not None and a.workers < 1:
+        ap.error("--workers must be >= 1")
     out = Path(a.out)
+    try:
+        ex = make_executor(a.scheduler, a.workers, progress=False if a.quiet else None)
+    except (RuntimeError, OSError) as exc:
+        print(f"{ap.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    with ex:
+        docs = generate_all(a.only or FILES, ex)
     out.mkdir(parents=True, exist_ok=True)
     (out / "schema.json").write_text(dump(JSON_SCHEMA), encoding="utf-8")
-    for name in a.only or FILES:
-        doc = generate(name)
+    for name, doc in docs.items():
         (out / f"{name}.json").write_text(dump(doc), encoding="utf-8")
-        print(f"{name}: {len(doc['cases'])} cases", file=sys.stderr)
+        if not a.quiet:
+            print(f"{name}: {len(doc['cases'])} cases", file=sys.stderr)
     return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    # run the importable module's main, so that the pool and Dask workers find make_case by its name
+    from reference.profiles.vectors import main as _main
+
+    raise SystemExit(_main())
