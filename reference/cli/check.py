@@ -6,6 +6,8 @@
 * ``crosscheck --peer NAME|all``: runs the golden vectors (``reference/data/vectors``) through
   each installed peer library and grades each answer against the certified interval
   (:mod:`reference.profiles.peers`); exit status 1 if a peer is anti-conservative somewhere.
+  ``--workers N`` / ``--scheduler ADDRESS`` run the cases on a local process pool (the default)
+  or a Dask cluster (:mod:`reference.profiles.executor`).
 """
 from __future__ import annotations
 
@@ -46,12 +48,21 @@ def _check(args) -> int:
 
 
 def _crosscheck(args) -> int:
+    from ..profiles.executor import make_executor
     from ..profiles.peers import PEERS, run_crosscheck
 
     names = list(PEERS) if args.peer == "all" else [args.peer]
+    status = getattr(args, "_progress", None)
+    if status is not None and sys.stderr.isatty():
+        status.close()  # the executor's tqdm bar replaces the status line: one display on the terminal
+        progress = None
+    else:  # CI logs, pipes: the command's periodic progress lines
+        progress = status.callback("grading") if status is not None else False
     try:
-        report = run_crosscheck(names, vectors=args.vectors, limit=args.limit, skip_flags=() if args.huge_k else ("huge-k",))
-    except (ValueError, OSError) as exc:
+        with make_executor(args.scheduler, args.workers, progress=progress) as ex:
+            report = run_crosscheck(names, vectors=args.vectors, limit=args.limit,
+                                    skip_flags=() if args.huge_k else ("huge-k",), executor=ex)
+    except (ValueError, OSError, RuntimeError) as exc:
         print(error_line("crosscheck", str(exc)), file=sys.stderr)
         return 2
     if args.json:
@@ -98,6 +109,11 @@ def add_cli(sub) -> list[str]:
     c.add_argument("--vectors", default=None, help="a vectors JSON file or folder (default: the packaged vectors)")
     c.add_argument("--limit", type=int, default=None, help="at most this many cases per vector file")
     c.add_argument("--huge-k", action="store_true", help="include the cases flagged huge-k (minutes per peer)")
+    c.add_argument("--workers", type=int, default=None,
+                   help="processes of the local pool (default: the usable cores; 1: in this process)")
+    c.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="grade on the Dask cluster at ADDRESS (tcp://host:8786; 'local': a LocalCluster of --workers "
+                        "processes); needs pip install 'fullyadaptive[distributed]'. The report is the same either way")
     c.add_argument("--json", action="store_true", help="print the grades as JSON")
     c.set_defaults(func=_crosscheck)
     return ["check", "crosscheck"]

@@ -14,6 +14,7 @@ input, and the grade of an *exact* case allows nothing beyond the neighbouring d
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import math
 import warnings
@@ -22,7 +23,7 @@ from pathlib import Path
 
 from . import vectors as V
 
-__all__ = ["PEERS", "installed", "run_crosscheck", "evaluate_peer"]
+__all__ = ["PEERS", "installed", "run_crosscheck", "evaluate_peer", "grade_case"]
 
 
 class Unsupported(Exception):
@@ -207,6 +208,24 @@ class PeerTimeout(Exception):
     """The peer did not answer within the per-case time limit."""
 
 
+@contextlib.contextmanager
+def _one_blas_thread():
+    """Run a peer with one BLAS/OpenMP thread, so that its last bits do not depend on the cores or the executor.
+
+    A multithreaded BLAS sums in an order that depends on its thread count (dp_accounting's PLD
+    answers change in the 15th digit between 1 and 2 threads), and Dask's worker processes start
+    with one thread while this process has one per core.  Needs threadpoolctl (in the
+    ``distributed`` extra); without it the peer runs with the BLAS's own setting.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        yield
+        return
+    with threadpool_limits(limits=1):
+        yield
+
+
 def evaluate_peer(peer: str, name: str, inputs: dict, timeout_s: float | None = None) -> dict:
     """{variant: float or Exception} for one case; raises Unsupported, or PeerTimeout after ``timeout_s`` (SIGALRM, main thread)."""
     import signal
@@ -221,7 +240,7 @@ def evaluate_peer(peer: str, name: str, inputs: dict, timeout_s: float | None = 
     if use_alarm:
         signal.setitimer(signal.ITIMER_REAL, timeout_s)
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _one_blas_thread():
             warnings.simplefilter("ignore")
             return PEERS[peer][1](name, inputs)
     finally:
@@ -234,17 +253,70 @@ def _fmt_gap(g: float) -> str:
     return f"{g:.3g}"
 
 
-def run_crosscheck(peers, *, vectors=None, limit=None, skip_flags=("huge-k",), timeout_s: float | None = 60) -> dict:
+def grade_case(task: tuple) -> tuple[list[dict], dict[str, int]]:
+    """Evaluate one case with one peer and grade it: ``task = (peer, name, case, timeout_s)`` -> (rows, counts).
+
+    A module-level function of plain (picklable) arguments returning plain data (a peer's
+    exception becomes its text), so a process pool or a Dask worker can run it
+    (:mod:`reference.profiles.executor`).
+    """
+    peer, name, case, timeout_s = task
+    counts: dict[str, int] = {}
+    rows: list[dict] = []
+    label = f"{name}#{case['id']} ({case['comment']})"
+    try:
+        vals = evaluate_peer(peer, name, case["inputs"], timeout_s)
+    except Unsupported:
+        return rows, {"unsupported": 1}
+    except Exception as exc:  # noqa: BLE001
+        vals = {"": exc}
+    for variant, v in vals.items():
+        row = {"case": label + (f" [{variant}]" if variant else ""),
+               "lower": f"{float(Fraction(case['lower'])):.10g}", "upper": f"{float(Fraction(case['upper'])):.10g}"}
+        if isinstance(v, Exception):
+            row.update(verdict="error", note=f"{type(v).__name__}: {str(v)[:120]}")
+            counts["error"] = counts.get("error", 0) + 1
+        elif isinstance(v, float) and not math.isfinite(v):
+            row.update(verdict="error", peer_value=repr(v), note="non-finite value")
+            counts["error"] = counts.get("error", 0) + 1
+        else:
+            g, gap = V.grade(case, float(v))
+            row["peer_value"] = repr(float(v))
+            if variant.startswith("info:"):
+                row["verdict"] = (f"below by {_fmt_gap(gap)}" if g == "ANTI-CONSERVATIVE" else
+                                  f"above by {_fmt_gap(gap)}" if g == "conservative" else g) + " (not a bound)"
+                rows.append(row)
+                continue
+            if g == "ANTI-CONSERVATIVE":
+                row["verdict"] = f"ANTI-CONSERVATIVE by {_fmt_gap(gap)}"
+            elif g == "conservative":
+                row["verdict"] = f"conservative by {_fmt_gap(gap)}"
+            else:
+                row["verdict"] = g
+            if float(v) < 0:
+                row["note"] = "negative value"
+            counts[g] = counts.get(g, 0) + 1
+        rows.append(row)
+    return rows, counts
+
+
+def run_crosscheck(peers, *, vectors=None, limit=None, skip_flags=("huge-k",), timeout_s: float | None = 60,
+                   executor=None, cases=None) -> dict:
     """Grade every supported case of the vectors for each peer; returns a JSON-ready report.
 
     Cases carrying a flag in ``skip_flags`` are left out (by default the huge-k ones, which
-    take the peers minutes).
+    take the peers minutes); ``cases`` (a set of ``"name#id"``) keeps only those.  Each
+    (peer, case) is one task of ``executor`` (:mod:`reference.profiles.executor`; default:
+    this process, one after the other); the report does not depend on the executor.
     """
+    from .executor import SerialExecutor
+
     folder = Path(vectors) if vectors else V.ROOT
     files = [folder] if folder.is_file() else sorted(p for p in folder.glob("*.json") if p.name != "schema.json")
     docs = [V.json.loads(p.read_text(encoding="utf-8")) for p in files]
     report = {"peers": {}, "summary": {}}
     counts = {"agree": 0, "inside bracket": 0, "conservative": 0, "ANTI-CONSERVATIVE": 0, "error": 0, "unsupported": 0}
+    tasks = []
     for peer in peers:
         if peer not in PEERS:
             raise ValueError(f"unknown peer {peer!r}; known: {sorted(PEERS)}")
@@ -252,47 +324,20 @@ def run_crosscheck(peers, *, vectors=None, limit=None, skip_flags=("huge-k",), t
         if ver is None:
             report["peers"][peer] = {"status": "not installed (pip install 'fullyadaptive[peers]')", "results": []}
             continue
-        results = []
+        report["peers"][peer] = {"status": "installed", "version": ver, "results": []}
         for doc in docs:
             name = doc["name"]
             for case in doc["cases"][: limit or None]:
                 if set(case["flags"]) & set(skip_flags):
                     continue
-                label = f"{name}#{case['id']} ({case['comment']})"
-                try:
-                    vals = evaluate_peer(peer, name, case["inputs"], timeout_s)
-                except Unsupported:
-                    counts["unsupported"] += 1
+                if cases is not None and f"{name}#{case['id']}" not in cases:
                     continue
-                except Exception as exc:  # noqa: BLE001
-                    vals = {"": exc}
-                for variant, v in vals.items():
-                    row = {"case": label + (f" [{variant}]" if variant else ""),
-                           "lower": f"{float(Fraction(case['lower'])):.10g}", "upper": f"{float(Fraction(case['upper'])):.10g}"}
-                    if isinstance(v, Exception):
-                        row.update(verdict="error", note=f"{type(v).__name__}: {str(v)[:120]}")
-                        counts["error"] += 1
-                    elif isinstance(v, float) and not math.isfinite(v):
-                        row.update(verdict="error", peer_value=repr(v), note="non-finite value")
-                        counts["error"] += 1
-                    else:
-                        g, gap = V.grade(case, float(v))
-                        row["peer_value"] = repr(float(v))
-                        if variant.startswith("info:"):
-                            row["verdict"] = (f"below by {_fmt_gap(gap)}" if g == "ANTI-CONSERVATIVE" else
-                                              f"above by {_fmt_gap(gap)}" if g == "conservative" else g) + " (not a bound)"
-                            results.append(row)
-                            continue
-                        if g == "ANTI-CONSERVATIVE":
-                            row["verdict"] = f"ANTI-CONSERVATIVE by {_fmt_gap(gap)}"
-                        elif g == "conservative":
-                            row["verdict"] = f"conservative by {_fmt_gap(gap)}"
-                        else:
-                            row["verdict"] = g
-                        if float(v) < 0:
-                            row["note"] = "negative value"
-                        counts[g] += 1
-                    results.append(row)
-        report["peers"][peer] = {"status": "installed", "version": ver, "results": results}
+                tasks.append((peer, name, case, timeout_s))
+    ex = executor if executor is not None else SerialExecutor(progress=False)
+    graded = ex.map(grade_case, tasks, desc="crosscheck", label=lambda t: f"{t[0]} {t[1]}#{t[2]['id']}")
+    for (peer, *_), (rows, c) in zip(tasks, graded):
+        report["peers"][peer]["results"].extend(rows)
+        for k, v in c.items():
+            counts[k] += v
     report["summary"] = {k.lower().replace(" ", "_").replace("-", "_"): v for k, v in counts.items()}
     return report
