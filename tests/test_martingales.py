@@ -8,7 +8,8 @@
 * crossings: Monte Carlo frequencies vs exact dynamic programming (proofs/adaptive_rr.py and an
   enumeration here); valid boundaries pass; the negative controls are rejected;
 * kernels: fixed-schedule and Markov kernels agree path by path; the CUDA source compiled as C++
-  reproduces the NumPy Philox route bit for bit; CuPy (when a GPU is present) agrees too;
+  reproduces the NumPy Philox route bit for bit; CuPy (when a GPU is present) agrees too; the
+  compiled (numba) Markov kernel reproduces the NumPy one path by path, and the fallback without numba;
 * reproducibility, CLI, input validation.
 """
 from __future__ import annotations
@@ -51,6 +52,7 @@ from reference.cli.martingales import add_cli, run_cli
 from reference.bounds import feldman2021, rogers2016
 from reference.martingales.boundaries import RENYI_ALPHAS, Boundary, ceil_certified, floor_certified, renyi_kappa
 from reference.martingales.cuda import KERNEL_SOURCE, run_host_harness
+from reference.martingales.jit import numba_available
 from reference.martingales.processes import default_grid, one_step_exact_state
 from reference.martingales.rng import chunk_bitgen, philox4x32_10, philox_draws, stream_tag
 from reference.martingales.simulate import (
@@ -73,6 +75,8 @@ from reference.precision import mpf_to_fraction
 ALPHA = F(1, 10 ** 9)
 GPU, GPU_WHY = cupy_available()
 needs_gpu = pytest.mark.skipif(not GPU, reason=f"CuPy/CUDA unavailable: {GPU_WHY}")
+NUMBA, NUMBA_WHY = numba_available()
+needs_numba = pytest.mark.skipif(not NUMBA, reason=f"numba unavailable: {NUMBA_WHY}")
 
 
 def hp(dps=60):
@@ -885,6 +889,118 @@ def test_simulation_input_validation():
         make_plan(default_adversaries()[0], [], 0)
     with pytest.raises(ValueError, match="seed"):
         simulate(plan, 10, seed=-1)
+
+
+# ==========================================================================
+# compiled Markov kernel (numba, optional) vs the NumPy reference kernel
+# ==========================================================================
+
+def _ambiguity_test_boundary():
+    """An M-target boundary that paths of the constant level 2g hit to within float rounding: b(V) = 2g - n mu(2g).
+
+    With eps = 2g at every step, ``V = 4 g^2 n`` and ``M_n = g I_n - n mu``; ``M_n = b(V_n)`` iff ``I_n = 2``
+    (n odd), and the float route of the Markov kernel evaluates both sides with errors far inside the band
+    2^-30, so those paths must be counted ambiguous, not crossed (the case the band exists for).
+    """
+    from reference.precision import iv_const
+
+    g, e = F(1, 20), F(1, 10)
+    mu = float(e) * float(np.tanh(float(e) / 2))
+
+    def iv(c, V):
+        ee = iv_const(c, e)
+        return 2 * iv_const(c, g) - iv_const(c, V / (4 * g * g)) * ee * c.tanh(ee / 2)
+
+    return Boundary("test_ambiguous", "", "test", "M", False, F(1, 10), {}, iv=iv,
+                    np=lambda xp, V: 2 * float(g) - (V / (4 * float(g) ** 2)) * mu)
+
+
+def _jit_cases():
+    """(plan, seed) pairs: both default adaptive adversaries against every boundary kind, and the ambiguity case."""
+    T = 120
+    bs = (make_boundaries(F(1, 10), F(T, 100), include_negative=True)
+          + [_two_sided_test_boundary(), _two_sided_test_boundary(strict=False, two_sided=False)])
+    assert any(b.two_sided for b in bs) and any(b.target == "M" for b in bs) and any(b.target == "L" for b in bs)
+    cases = [(make_plan(adv, bs, T, seed=3), 11) for adv in default_adversaries() if not adv.deterministic]
+    cases.append((make_plan(default_adversaries()[2], bs, T, rounding="down"), 12))
+    flat = Adversary("flat", "", F(1, 20), (2,), "random")
+    amb = [_ambiguity_test_boundary()] + [b for b in bs if b.target == "M"]
+    cases.append((make_plan(flat, amb, 41), 13))
+    wide = make_plan(default_adversaries()[3], bs, T, seed=3)
+    wide.tol = np.full(T, 0.02)  # a band wide enough that many paths fall in it, at every distance from its edges
+    cases.append((wide, 14))
+    return cases
+
+
+@needs_numba
+def test_compiled_markov_kernel_matches_numpy_path_by_path():
+    """For the same draws, the numba kernel gives the NumPy kernel's crossing and ambiguity masks, path by path.
+
+    Covers the loss-chasing and random adaptive adversaries, one- and two-sided L-target boundaries, the
+    M-target boundaries with their ambiguity band (a case with paths at float distance from a boundary, and
+    a case with a band widened to 0.02), both roundings and both draw sources; every case must have
+    crossings, and the two ambiguity cases ambiguous paths.
+    """
+    n_amb = 0
+    for plan, seed in _jit_cases():
+        for source in ("pcg", "philox"):
+            c1, a1 = crossing_masks(plan, 3000, seed=seed, source=source, jit=False)
+            c2, a2 = crossing_masks(plan, 3000, seed=seed, source=source, jit=True)
+            assert (c1 == c2).all() and (a1 == a2).all(), (plan.adversary.key, source)
+            assert np.count_nonzero(c1) > 100 and len(np.unique(c1)) > 5, plan.adversary.key  # varied masks
+            n_amb += np.count_nonzero(a1)
+            if plan.adversary.key == "flat" or plan.tol[0] == 0.02:
+                assert np.count_nonzero(a1) > 30 and not (a1 & c1).any(), np.count_nonzero(a1)
+    assert n_amb > 0
+
+
+@needs_numba
+def test_compiled_markov_kernel_counts_equal_numpy_across_threads():
+    """Over several chunks: identical counts for the NumPy kernel (1 thread) and the numba kernel (1 and 2 threads)."""
+    for plan, seed in _jit_cases()[:2] + _jit_cases()[-1:]:
+        ref = simulate(plan, 2 * CHUNK + 123, seed=seed, backend=get_backend("numpy", threads=1), jit=False)
+        assert ref.kernel == "numpy"
+        for th in (1, 2):
+            res = simulate(plan, 2 * CHUNK + 123, seed=seed, backend=get_backend("numpy", threads=th), jit=True)
+            assert res.kernel == "numba" and res.threads == th
+            assert res.crossed == ref.crossed and res.ambiguous == ref.ambiguous, (plan.adversary.key, th)
+        assert sum(ref.crossed) > 0
+
+
+def test_compiled_markov_kernel_falls_back_without_numba(monkeypatch):
+    """Without numba the default runs the NumPy kernel; ``jit=True`` is refused by name; fixed plans never compile."""
+    import reference.martingales.jit as jit_mod
+
+    plan, seed = _jit_cases()[0]
+    ref = simulate(plan, 5000, seed=seed, jit=False)
+    monkeypatch.setattr(jit_mod, "numba_available", lambda: (False, "numba is not importable (test)"))
+    res = simulate(plan, 5000, seed=seed)
+    assert res.kernel == "numpy" and res.crossed == ref.crossed and res.ambiguous == ref.ambiguous
+    with pytest.raises(ValueError, match="jit"):
+        simulate(plan, 10, seed=seed, jit=True)
+    with pytest.raises(ValueError, match="jit"):
+        simulate(plan, 10, seed=seed, jit="yes")
+    fixed = make_plan(default_adversaries()[0], make_boundaries(F(1, 10), F(1)), 10)
+    assert simulate(fixed, 10, jit=None).kernel == "numpy"
+
+
+@needs_numba
+def test_compiled_markov_kernel_input_validation():
+    from reference.martingales.jit import markov_block, markov_tables
+
+    fixed = make_plan(default_adversaries()[0], make_boundaries(F(1, 10), F(1)), 8)
+    with pytest.raises(ValueError, match="plan"):
+        markov_tables(fixed)
+    plan = make_plan(default_adversaries()[2], make_boundaries(F(1, 10), F(1)), 8)
+    u = np.zeros((8, 5), dtype=np.uint32)
+    with pytest.raises(ValueError, match="draws"):
+        markov_block(plan, [(0, u.astype(np.int64))])
+    with pytest.raises(ValueError, match="draws"):
+        markov_block(plan, [(0, u[:4])])
+    with pytest.raises(ValueError, match="draws"):
+        markov_block(plan, [(4, u[:4])])
+    cr, am = markov_block(plan, [(0, u[:4]), (4, u[4:])])
+    assert cr.shape == am.shape == (len(plan.boundaries), 5)
 
 
 # ==========================================================================

@@ -168,7 +168,8 @@ def run_checks(cfg: CheckConfig, *, progress: bool = False, log=None) -> dict:
             res = simulate(plan, N, seed=cfg.seed, backend=be, progress=bar)
             sims.append({"adversary": adv.key, "rounding": rounding, "paths": N, "steps": T,
                          "seconds": res.seconds, "path_steps_per_second": res.path_steps_per_second,
-                         "backend": res.backend, "source": res.source, "threads": res.threads})
+                         "backend": res.backend, "source": res.source, "threads": res.threads,
+                         "kernel": res.kernel})
             for b, k, a in zip(bset, res.crossed, res.ambiguous):
                 per_boundary.setdefault(b.key, [b, []])[1].append((adv, k, a, rounding))
     if bar is not None:
@@ -236,7 +237,8 @@ def render_table(report: dict, width: int = 200) -> str:
                f"{s['negative_controls_escaped']}; exit status {report['exit_status']}; {report['seconds']:.1f} s")
     for sim in report["simulations"]:
         out.append(f"  {sim['adversary']:16s} rounding={sim['rounding']:4s} {sim['paths']} paths x {sim['steps']} steps: "
-                   f"{sim['path_steps_per_second']:.3g} path-steps/s ({sim['backend']}, {sim['source']}, {sim['threads']} threads)")
+                   f"{sim['path_steps_per_second']:.3g} path-steps/s ({sim['backend']}, {sim['source']}, {sim['threads']} threads, "
+                   f"{sim.get('kernel', 'numpy')} kernel)")
     return "\n".join(out) + "\n"
 
 

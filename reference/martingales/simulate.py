@@ -33,7 +33,11 @@ Kernels (written once against an array module ``xp``):
 
 Paths are processed in chunks of :data:`CHUNK` paths with one random stream per
 chunk (PCG64DXSM, or Philox keyed by the path index), over a pool of threads: the
-result depends on the seed, not on the number of threads.
+result depends on the seed, not on the number of threads.  For Markov adversaries on
+the CPU, when numba is installed, each chunk runs the compiled kernel of
+:mod:`reference.martingales.jit` (a tile of paths' state in L1 cache, the GIL released, so the
+threads use every core); it reproduces :func:`_kernel_markov`, the reference and the
+fallback, bit for bit on the same draws.
 """
 from __future__ import annotations
 
@@ -459,8 +463,33 @@ def _kernel_markov(xp, plan: SimPlan, draws):
     return crossed, amb
 
 
-def crossing_masks(plan: SimPlan, n_paths: int, *, seed: int = 0, source: str = "philox", backend=None):
-    """Per-path crossing and ambiguity bit masks (bit j: boundary j) of paths ``0 .. n_paths-1``, one chunk (tests, GPU cross-checks)."""
+def _use_jit(plan: SimPlan, be, jit) -> bool:
+    """Whether to run the compiled Markov kernel: ``jit=None`` when numba is available (NumPy backend, Markov plan)."""
+    if jit is not None and not isinstance(jit, bool):
+        raise ValueError(f"jit must be None, True or False, found {jit!r}")
+    if jit is False or be.name != "numpy" or plan.adversary.deterministic:
+        return False
+    from .jit import numba_available
+
+    ok, why = numba_available()
+    if jit and not ok:
+        raise ValueError(f"jit=True needs numba: {why}")
+    return ok
+
+
+def _markov_jit(xp, plan: SimPlan, draws):
+    from .jit import markov_block
+
+    return markov_block(plan, draws)
+
+
+def crossing_masks(plan: SimPlan, n_paths: int, *, seed: int = 0, source: str = "philox", backend=None,
+                   jit: bool | None = False):
+    """Per-path crossing and ambiguity bit masks (bit j: boundary j) of paths ``0 .. n_paths-1``, one chunk (tests, GPU cross-checks).
+
+    ``jit=False`` (default): the NumPy reference kernels; ``True``: the compiled Markov kernel
+    (numba; ValueError if missing); ``None``: compiled when available.
+    """
     from .backend import get_backend
 
     be = backend if backend is not None else get_backend("numpy", threads=1)
@@ -468,6 +497,8 @@ def crossing_masks(plan: SimPlan, n_paths: int, *, seed: int = 0, source: str = 
         raise ValueError(f"at most {CHUNK} paths, found {n_paths}")
     xp = be.xp
     kern = _kernel_fixed if plan.adversary.deterministic else _kernel_markov
+    if _use_jit(plan, be, jit):
+        kern = _markov_jit
     cr, am = kern(xp, plan, _draw_blocks(xp, source, seed, stream_tag(plan.adversary.key), 0, 0, n_paths, plan.T))
     cr, am = be.asnumpy(cr), be.asnumpy(am)
     w = (np.uint32(1) << np.arange(cr.shape[0], dtype=np.uint32))[:, None]
@@ -491,6 +522,7 @@ class SimResult:
     backend: str = "numpy"
     source: str = "pcg"
     threads: int = 1
+    kernel: str = "numpy"   # "numpy" (array code), "numba" (compiled Markov kernel) or "cuda"
 
     @property
     def path_steps_per_second(self) -> float:
@@ -498,12 +530,15 @@ class SimResult:
 
 
 def simulate(plan: SimPlan, n_paths: int, *, seed: int = 0, backend=None, source: str | None = None,
-             progress=None, use_kernel: bool | None = None) -> SimResult:
+             progress=None, use_kernel: bool | None = None, jit: bool | None = None) -> SimResult:
     """Run ``n_paths`` paths of ``plan`` and count crossings.
 
     NumPy backend: chunks of :data:`CHUNK` paths over ``backend.threads`` threads,
     draws from PCG64DXSM per chunk (``source="pcg"``, default) or Philox
-    (``source="philox"``, the GPU kernels' stream).  CuPy backend: the fused CUDA
+    (``source="philox"``, the GPU kernels' stream).  Markov plans run the compiled
+    kernel of :mod:`.jit` when ``jit`` is None (default) and numba is installed, or
+    when ``jit=True`` (ValueError if numba is missing); ``jit=False`` forces the NumPy
+    reference kernel.  Both give identical counts for the same seed.  CuPy backend: the fused CUDA
     kernels of :mod:`reference.martingales.cuda` (``use_kernel=True``, default) or
     this module's array code on the device (``use_kernel=False``); both use Philox
     and agree bit for bit with ``source="philox"`` on NumPy.
@@ -525,11 +560,15 @@ def simulate(plan: SimPlan, n_paths: int, *, seed: int = 0, backend=None, source
             crossed, amb = simulate_cuda(plan, int(n_paths), seed=seed, tag=tag)
             be.synchronize()
             dt = time.perf_counter() - t0
-            return SimResult(plan.adversary.key, int(n_paths), plan.T, crossed, amb, dt, "cupy", "philox-kernel", 1)
+            return SimResult(plan.adversary.key, int(n_paths), plan.T, crossed, amb, dt, "cupy", "philox-kernel", 1,
+                             "cuda")
     else:
         src = source or "pcg"
     xp = be.xp
     kern = _kernel_fixed if plan.adversary.deterministic else _kernel_markov
+    compiled = _use_jit(plan, be, jit)
+    if compiled:
+        kern = _markov_jit
     nchunks = (int(n_paths) + CHUNK - 1) // CHUNK
 
     def run_chunk(ci: int):
@@ -551,4 +590,4 @@ def simulate(plan: SimPlan, n_paths: int, *, seed: int = 0, backend=None, source
     be.synchronize()
     dt = time.perf_counter() - t0
     return SimResult(plan.adversary.key, int(n_paths), plan.T, [int(x) for x in crossed], [int(x) for x in amb],
-                     dt, be.name, src, be.threads)
+                     dt, be.name, src, be.threads, "numba" if compiled else "numpy")
