@@ -868,6 +868,48 @@ def test_figure_data_come_from_the_catalog():
     assert o["params"]["delta_prime"] == "1e-6" and len(o["filter"]) == len(o["mixture"]) == len(o["stitched"]) == 4
 
 
+def test_new_figure_data_against_second_routes():
+    """Figure 3b's point-wise curve against the float formula (and below every odometer, as the paper's figure
+    shows); the Renyi-order figure's chosen order and count against the catalog; the verifier figure reads the
+    report's verifier results."""
+    import math
+
+    from reference.bounds.calibrated import calibrated_renyi_rounds, rr_calibrated_alpha
+    from reference.report import figures as F
+
+    d = F.fig3b_pointwise_data(points=7)
+    for v, pw in zip(d["x"], d["pointwise"]):
+        ref = math.sqrt(2 * v * math.log(1e6)) + v / 2
+        assert ref <= pw * (1 + 1e-12) and pw <= ref * (1 + 1e-12)
+    for k in ("filter", "mixture", "stitched"):
+        assert all(o >= pw * (1 - 1e-12) for o, pw in zip(d[k], d["pointwise"])), k
+    r = F.renyi_alpha_data(points=4)
+    assert r["k_star"] == calibrated_renyi_rounds("0.01", "1", "1e-6") == 490
+    assert r["alpha_star_exact"] == str(rr_calibrated_alpha("0.01", "1", "1e-6"))
+    assert all(0 <= y <= r["optimal"] for y in r["y"]) and r["optimal"] == 562
+    ver = {"targets": [{"target": "t", "kind": "filter", "allowed": "1/10", "achieved_hi": "0.0432"}],
+           "negative_controls": [{"control": "c", "allowed": "0.001", "achieved_lo": "0.285"}]}
+    v = F.verifier_delta_data(ver)
+    assert v["targets"] == [{"target": "t", "kind": "filter", "allowed": 0.1, "achieved": 0.0432}]
+    assert v["controls"] == [{"target": "c", "allowed": 0.001, "achieved": 0.285}]
+
+
+def test_report_embeds_the_figures_as_svg(tmp_path):
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed (the [plots] extra)")
+    from reference import report as rpt
+
+    rep = rpt.build_report({"verify": False})
+    md, _ = rpt.write_report(rep, tmp_path, figures=True)
+    svgs = sorted(p.name for p in (tmp_path / "figures").iterdir())
+    assert len(svgs) == 6 and all(n.endswith(".svg") for n in svgs)  # no verifier figure without the verifier
+    text = md.read_text()
+    for n in svgs:
+        assert f"(figures/{n})" in text
+        assert (tmp_path / "figures" / n).read_text().lstrip().startswith("<?xml")
+    md2, _ = rpt.write_report(rep, tmp_path / "plain")
+    assert "## Figures" not in md2.read_text()
+
+
 def test_figures_skip_with_one_line_without_matplotlib(capsys, monkeypatch, tmp_path):
     from reference.report import figures as F
 

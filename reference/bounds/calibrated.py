@@ -54,7 +54,7 @@ from .classical import _rr_curve
 
 __all__ = [
     "ALPHA_GRID_DENOMINATOR", "cks_rdp_budget", "cks_rdp_budget_q", "rr_calibrated_alpha", "calibrated_renyi_admits",
-    "calibrated_renyi_rounds", "zcdp_improved_budget", "zcdp_improved_budget_q", "rr_zcdp_admits",
+    "calibrated_renyi_rounds", "calibrated_renyi_rounds_at", "zcdp_improved_budget", "zcdp_improved_budget_q", "rr_zcdp_admits",
     "calibrated_zcdp_rounds",
 ]
 
@@ -216,6 +216,25 @@ def calibrated_renyi_rounds(eps0, eps, delta) -> int:
     e = check("eps", eps, P)
     d = check("delta", delta, U)
     a = rr_calibrated_alpha(e0, e, d)
+    return _rounds_at(a, e0, cks_rdp_budget_q(a, e, d))
+
+
+def calibrated_renyi_rounds_at(alpha, eps0, eps, delta) -> int:
+    """feldman2021 Theorem 4.3 calibrated by canonne2020 Prop. 12 at a GIVEN order: rounds of eps0-DP steps admitted.
+
+    Contract: the largest k with ``k D_alpha(RR_eps0) <= cks_rdp_budget_q(alpha, eps, delta)``
+    (exact decisions; 0 when the budget is negative).  Every alpha > 1 fixed before the run
+    gives a valid (eps, delta)-DP filter; :func:`rr_calibrated_alpha` is the rule that picks
+    the best one for an anticipated workload (this function shows what each other order
+    would admit, e.g. for a figure).  Preconditions: alpha > 1, eps0 > 0, eps > 0, 0 < delta < 1.
+
+    >>> calibrated_renyi_rounds_at("707/32", "0.01", "1", "1e-6")
+    490
+    """
+    a = check("alpha", alpha, ALPHA)
+    e0 = check("eps0", eps0, P)
+    e = check("eps", eps, P)
+    d = check("delta", delta, U)
     return _rounds_at(a, e0, cks_rdp_budget_q(a, e, d))
 
 

@@ -364,11 +364,12 @@ def _cmd_report(args) -> int:
         return _fail("report", "--out must name a directory, found an empty string (use --out . for the current one)")
     prog = _progress_of(args, "report")
     rep = build_report({"verify": not args.no_verify}, progress=prog)
-    prog.close()  # no progress line after the results
     try:
-        md, js = write_report(rep, args.out)
+        md, js = write_report(rep, args.out, figures=not args.no_figures, progress=prog)
     except (OSError, ValueError) as exc:
         return _fail("report", f"cannot write to {args.out!r}: {exc}")
+    finally:
+        prog.close()  # no progress line after the results
     if args.json:
         print(json.dumps(rep, indent=2, ensure_ascii=False))
     elif args.full:
@@ -494,6 +495,9 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--full", action="store_true", help="print the whole Markdown report instead of the summary")
     pr.add_argument("--json", action="store_true", help="print the whole JSON report (with version and commit)")
     pr.add_argument("--quiet", action="store_true", help="no progress messages, no 'wrote ...' line")
+    pr.add_argument("--no-figures", action="store_true",
+                    help="do not draw the figures (SVG, embedded in report.md; drawn only when matplotlib is "
+                         "installed) (default: drawn)")
     pr.add_argument("--no-verify", action="store_true",
                     help="leave out the exact verifier's slack table (saves about half a minute)")
     pr.set_defaults(func=_cmd_report)

@@ -45,18 +45,22 @@ def _figures(args) -> int:
 
 def add_cli(sub) -> list[str]:
     """Register ``figures`` on ``sub`` (an argparse subparsers object); returns the command names."""
+    from ..report import figures as F  # no matplotlib import: that happens when drawing
+
     p = sub.add_parser(
         "figures", help="draw the papers' figures from the catalog (PNG; needs the [plots] extra)",
         description="Draws, from the catalog's functions (never from stored numbers), each figure stating its "
                     "parameters: Whitehouse et al. Figure 1a (lower-order terms of advanced composition vs the "
                     "filter), Figures 1b/3a (filter, mixture and stitched odometers against V = sum eps^2), the rounds "
-                    "admitted by every filter against the optimal limit as eps0 varies, and Balle et al. Figure 2 "
-                    "(amplification against the number of users). Needs matplotlib: "
+                    "admitted by every filter against the optimal limit as eps0 varies, Balle et al. Figure 2 "
+                    "(amplification against the number of users), Whitehouse et al. Figure 3b (odometers against "
+                    "point-wise advanced composition), the calibrated Renyi filter's rounds against its order alpha, "
+                    "and the exact verifier's certified delta against the claimed delta. Needs matplotlib: "
                     "python -m pip install 'fullyadaptive[plots]'.")
     p.add_argument("--out", default="fullyadaptive-figures", metavar="DIR",
                    help="directory for the PNG files, created if needed (default ./fullyadaptive-figures)")
     p.add_argument("--only", default=None, metavar="NAME",
-                   help="draw only this figure (fig1a_gap, fig1b_odometers, rounds_vs_eps0, balle_fig2) "
+                   help="draw only this figure (" + ", ".join(F.FIGURES) + ") "
                         "(default: all)")
     p.set_defaults(func=_figures)
     return ["figures"]

@@ -455,8 +455,12 @@ def _table(headers: Iterable[str], rows: Iterable[Iterable]) -> list[str]:
     return out
 
 
-def render_markdown(rep: dict) -> str:
-    """Markdown text of a report made by :func:`build_report`."""
+def render_markdown(rep: dict, figures: list | None = None) -> str:
+    """Markdown text of a report made by :func:`build_report`.
+
+    ``figures``: ``[(name, relative path), ...]`` of figures written beside the report
+    (:func:`write_report` with ``figures=True``), embedded in a last section.
+    """
     s = rep["settings"]
     r = rep["rounds"]
     o = rep["odometers"]
@@ -639,6 +643,22 @@ def render_markdown(rep: dict) -> str:
                 if f not in ("id", "retraction") and f not in _ERRATUM_FIELDS and v not in (None, ""):
                     L.append(f"- **{f}**: {_md_cell(v)}")
             L.append("")
+    if figures:
+        from .figures import FIGURES
+
+        L.append("## Figures")
+        L.append("")
+        L.append("Recomputed from the catalog when this report was written (each states its parameters); "
+                 "`fullyadaptive figures` draws them as PNG.")
+        L.append("")
+        for name, rel in figures:
+            doc = (FIGURES[name][0].__doc__ or name).strip().splitlines()[0]
+            L.append(f"### {_md_cell(name)}")
+            L.append("")
+            L.append(_md_cell(doc))
+            L.append("")
+            L.append(f"![{name}]({rel})")
+            L.append("")
     return "\n".join(L).rstrip() + "\n"
 
 
@@ -739,9 +759,13 @@ def _write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def write_report(rep: dict, out_dir: str | os.PathLike) -> tuple[Path, Path]:
+def write_report(rep: dict, out_dir: str | os.PathLike, *, figures: bool = False, progress=None) -> tuple[Path, Path]:
     """Write ``report.md`` and ``report.json`` into ``out_dir`` (created if needed), each atomically.
 
+    With ``figures=True`` and matplotlib installed (the ``[plots]`` extra), every figure of
+    :data:`reference.report.figures.FIGURES` is drawn as SVG into ``out_dir/figures/`` (the
+    verifier's figure from the report's own verifier results) and embedded in ``report.md``;
+    without matplotlib the report is written without them.
     Raises ``ValueError`` for an empty ``out_dir`` and ``OSError`` when it cannot be written.
     """
     if not str(out_dir).strip():
@@ -749,6 +773,15 @@ def write_report(rep: dict, out_dir: str | os.PathLike) -> tuple[Path, Path]:
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
     md, js = d / "report.md", d / "report.json"
-    _write_atomic(md, render_markdown(rep))
+    embedded = None
+    if figures:
+        from . import figures as F
+
+        if F.have_matplotlib():
+            names = [n for n in F.FIGURES if n != "verifier_delta" or rep.get("verification")]
+            data = {"verifier_delta": F.verifier_delta_data(rep["verification"])} if rep.get("verification") else {}
+            written = F.draw(names, d / "figures", progress=progress, fmt="svg", data=data)
+            embedded = [(n, p.relative_to(d).as_posix()) for n, p in written]
+    _write_atomic(md, render_markdown(rep, embedded))
     _write_atomic(js, json.dumps(rep, indent=2, ensure_ascii=False) + "\n")
     return md, js

@@ -16,7 +16,19 @@ version and commit that computed it.  The data functions need no matplotlib.
   composition limit (:func:`reference.bounds.baselines.rounds_comparison`);
 * ``balle_fig2``: balle2020 Figure 2, shuffling amplification (Theorem 5.1) and
   Erlingsson et al. Theorem 7 against the number of users
-  (:func:`reference.bounds.balle2020.figure2_vs_users`).
+  (:func:`reference.bounds.balle2020.figure2_vs_users`);
+* ``fig3b_pointwise``: whitehouse2022 Figure 3b, the three odometers against advanced
+  composition optimised point-wise, sqrt(2 V log(1/delta')) + V/2, which holds at one V fixed
+  in advance only (not an odometer);
+* ``renyi_alpha``: the calibrated Renyi filter (feldman2021 Theorem 4.3 with the canonne2020
+  Prop. 12 budget): rounds of eps0-DP steps admitted at each order alpha fixed in advance,
+  the order the rule picks, against the Whitehouse et al. filter and the optimal limit
+  (:func:`reference.bounds.calibrated.calibrated_renyi_rounds_at`);
+* ``verifier_delta``: the exact verifier's certified delta achieved by every filter and
+  odometer (worst adversary) against the delta it claims, and the negative controls
+  (:func:`reference.verify.targets.slack_table`, ``negative_control_table``).
+
+:func:`draw` writes PNG (``fullyadaptive figures``) or SVG (embedded in the report).
 """
 from __future__ import annotations
 
@@ -25,7 +37,7 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["FIGURES", "have_matplotlib", "draw", "fig1a_gap_data", "fig1b_odometers_data", "rounds_vs_eps0_data",
-           "balle_fig2_data"]
+           "balle_fig2_data", "fig3b_pointwise_data", "renyi_alpha_data", "verifier_delta_data"]
 
 
 def have_matplotlib() -> bool:
@@ -110,6 +122,64 @@ def balle_fig2_data() -> dict:
     return {"x": [int(n) for n in d["x"]], "series": series, "params": {"delta": str(d["delta"])}}
 
 
+def fig3b_pointwise_data(delta_prime: str = "1e-6", eps_target: str = "1", v0: str = "1e-4",
+                         v_lo: float = 1e-4, v_hi: float = 10.0, points: int = 60) -> dict:
+    """whitehouse2022 Figure 3b: the odometers of Figure 3a against point-wise advanced composition.
+
+    The point-wise curve sqrt(2 V log(1/delta')) + V/2 (Theorem 1's bound at y = V, i.e.
+    advanced composition with its lower-order term bounded by V/2) is certified upward at each
+    V; it is valid at one V fixed in advance, not uniformly over time.
+    """
+    from ..precision import certified, to_exact
+
+    d = fig1b_odometers_data(delta_prime, eps_target, v0, v_lo, v_hi, points)
+    dp = to_exact(delta_prime, "delta_prime")
+    xs = _logspace(v_lo, v_hi, points)
+    pw = [_f(certified(lambda c, v, dq: c.sqrt(2 * v * c.log(1 / dq)) + v / 2, (to_exact(v, "V"), dp), "upper", 20))
+          for v in xs]
+    d["pointwise"] = pw
+    return d
+
+
+def renyi_alpha_data(eps0: str = "0.01", eps: str = "1", delta: str = "1e-6", points: int = 30) -> dict:
+    """Rounds the calibrated Renyi filter admits at each order alpha (alpha - 1 from 10 to 100), with the rule's alpha."""
+    from ..bounds.baselines import rounds_comparison
+    from ..bounds.calibrated import calibrated_renyi_rounds_at, rr_calibrated_alpha
+
+    from fractions import Fraction
+
+    xs = [1 + Fraction(10) + Fraction(90 * i, points - 1) for i in range(points)]  # alpha - 1 from 10 to 100
+    ys = [calibrated_renyi_rounds_at(x, eps0, eps, delta) for x in xs]
+    a_star = rr_calibrated_alpha(eps0, eps, delta)
+    k_star = calibrated_renyi_rounds_at(a_star, eps0, eps, delta)
+    cmp = rounds_comparison(eps0, eps, delta)
+    return {"x": [float(x) for x in xs], "y": ys, "alpha_star": float(a_star), "alpha_star_exact": str(a_star),
+            "k_star": k_star, "optimal": cmp.get("optimal"), "whitehouse": cmp.get("whitehouse_filter"),
+            "params": {"eps0": eps0, "eps": eps, "delta": delta}}
+
+
+def verifier_delta_data(verification: dict | None = None) -> dict:
+    """Certified delta achieved (worst adversary, upper end) against the delta claimed, per target, and the controls.
+
+    ``verification``: the ``"verification"`` part of a report (:func:`reference.report.build_report`),
+    reused when given; otherwise the verifier runs at its defaults (about 10 s).
+    """
+    if verification is None:
+        from ..verify.targets import negative_control_table, slack_table
+
+        rows = [{"target": r["target"], "kind": r["kind"], "allowed": _f(r["allowed"]), "achieved": _f(r["achieved_hi"])}
+                for r in slack_table()]
+        controls = [{"target": r.extra.get("control", r.target), "allowed": _f(r.allowed), "achieved": _f(r.lo)}
+                    for r in negative_control_table()]
+    else:
+        rows = [{"target": r["target"], "kind": r["kind"], "allowed": _f(r["allowed"]), "achieved": _f(r["achieved_hi"])}
+                for r in verification["targets"]]
+        controls = [{"target": r["control"], "allowed": _f(r["allowed"]), "achieved": _f(r["achieved_lo"])}
+                    for r in verification["negative_controls"]]
+    return {"targets": rows, "controls": controls,
+            "params": {"steps": "adaptive randomized response (exact for DP conclusions)"}}
+
+
 # --------------------------------------------------------------------------
 # drawing
 # --------------------------------------------------------------------------
@@ -182,12 +252,67 @@ def _draw_balle(fig, d) -> None:
     _caption(fig, f"delta = {d['params']['delta']}; dotted lines: eps = eps0 (no amplification above them)")
 
 
+def _draw_fig3b(fig, d) -> None:
+    p = d["params"]
+    ax = fig.add_subplot(1, 1, 1)
+    ax.loglog(d["x"], d["filter"], label=f"filter odometer (tuned at eps = {p['eps_target']})")
+    ax.loglog(d["x"], d["mixture"], "--", label=f"mixture odometer (rho = y* = {p['rho']})")
+    ax.loglog(d["x"], d["stitched"], ":", label=f"stitched odometer (v0 = {p['v0']})")
+    ax.loglog(d["x"], d["pointwise"], color="black", lw=0.8,
+              label="advanced composition point-wise: sqrt(2V log(1/delta')) + V/2 (one fixed V only)")
+    ax.set_xlabel("V = sum of eps_m^2")
+    ax.set_ylabel("privacy loss bound (upper)")
+    ax.set_title("Whitehouse et al. Figure 3b: odometers vs point-wise advanced composition")
+    ax.legend(fontsize=7)
+    _caption(fig, f"delta' = {p['delta_prime']}; the point-wise curve is not time-uniform; upper bounds rounded up")
+
+
+def _draw_renyi(fig, d) -> None:
+    p = d["params"]
+    ax = fig.add_subplot(1, 1, 1)
+    pts = [(x - 1, y) for x, y in zip(d["x"], d["y"]) if y > 0]
+    ax.plot(*zip(*pts), marker=".", label="calibrated Renyi filter at order alpha (fixed in advance)")
+    ax.plot([d["alpha_star"] - 1], [d["k_star"]], "o", ms=8,
+            label=f"the rule's alpha = {d['alpha_star_exact']}: {d['k_star']} rounds")
+    if d["optimal"]:
+        ax.axhline(d["optimal"], color="black", lw=1, label=f"optimal composition (k fixed): {d['optimal']}")
+    if d["whitehouse"]:
+        ax.axhline(d["whitehouse"], color="grey", ls="--", lw=1, label=f"Whitehouse et al. filter: {d['whitehouse']}")
+    ax.set_ylim(0, 1.1 * max([d["optimal"] or 0, d["k_star"]] + list(d["y"])))
+    ax.set_xlabel("alpha - 1")
+    ax.set_ylabel(f"rounds of {p['eps0']}-DP steps admitted")
+    ax.set_title("Calibrated Renyi filter: rounds against the order alpha")
+    ax.legend(fontsize=7)
+    _caption(fig, f"target (eps, delta) = ({p['eps']}, {p['delta']}); budget canonne2020 Prop. 12 rounded down; "
+                  "exact decisions")
+
+
+def _draw_verifier(fig, d) -> None:
+    ax = fig.add_subplot(1, 1, 1)
+    tiny = 1e-12
+    for rows, mk, lab in ((d["targets"], "o", "filters and odometers (certified upper end, worst adversary)"),
+                          (d["controls"], "x", "negative controls (certified lower end)")):
+        xs = [r["allowed"] for r in rows]
+        ys = [max(r["achieved"], tiny) for r in rows]
+        ax.loglog(xs, ys, mk, ls="none", label=lab)
+    lo = min(r["allowed"] for r in d["targets"] + d["controls"]) / 10
+    ax.loglog([lo, 1], [lo, 1], color="black", lw=0.8, label="achieved = claimed")
+    ax.set_xlabel("delta claimed")
+    ax.set_ylabel("delta achieved (certified)")
+    ax.set_title("Exact verifier: certified delta against the claimed delta")
+    ax.legend(fontsize=7, loc="lower right")
+    _caption(fig, f"steps: {d['params']['steps']}; below the line: the claim holds; under 1e-12 drawn at 1e-12")
+
+
 #: name -> (data function, draw function, file name).
 FIGURES: dict = {
     "fig1a_gap": (fig1a_gap_data, _draw_fig1a, "whitehouse2022_fig1a_gap.png"),
     "fig1b_odometers": (fig1b_odometers_data, _draw_fig1b, "whitehouse2022_fig1b_odometers.png"),
     "rounds_vs_eps0": (rounds_vs_eps0_data, _draw_rounds, "rounds_vs_eps0.png"),
     "balle_fig2": (balle_fig2_data, _draw_balle, "balle2020_fig2_vs_users.png"),
+    "fig3b_pointwise": (fig3b_pointwise_data, _draw_fig3b, "whitehouse2022_fig3b_pointwise.png"),
+    "renyi_alpha": (renyi_alpha_data, _draw_renyi, "calibrated_renyi_rounds_vs_alpha.png"),
+    "verifier_delta": (verifier_delta_data, _draw_verifier, "verifier_certified_delta.png"),
 }
 
 
@@ -195,8 +320,15 @@ FIGURES: dict = {
 _SIZES = {"rounds_vs_eps0": (12, 5.2)}
 
 
-def draw(names, out_dir, *, progress=None) -> list[tuple[str, Path]]:
-    """Compute and draw the figures ``names`` into ``out_dir`` (PNG, each written atomically); returns (name, path)."""
+def draw(names, out_dir, *, progress=None, fmt: str = "png", data: dict | None = None) -> list[tuple[str, Path]]:
+    """Compute and draw the figures ``names`` into ``out_dir`` (``fmt`` ``"png"`` or ``"svg"``, each written atomically).
+
+    ``data`` maps a figure name to precomputed data (e.g. the report's verifier results);
+    every other figure's data function runs.  Returns ``[(name, path), ...]``.
+    """
+    if fmt not in ("png", "svg"):
+        raise ValueError(f"fmt must be 'png' or 'svg', found {fmt!r}")
+    data = data or {}
     from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
     d = Path(out_dir)
@@ -208,14 +340,15 @@ def draw(names, out_dir, *, progress=None) -> list[tuple[str, Path]]:
         if progress is not None:
             progress.update(i, name)
         data_fn, draw_fn, fname = FIGURES[name]
+        fname = fname[: -len(".png")] + "." + fmt
         fig = Figure(figsize=_SIZES.get(name, (7, 4.8)))
-        draw_fn(fig, data_fn())
+        draw_fn(fig, data[name] if name in data else data_fn())
         fig.subplots_adjust(bottom=0.17)
         path = d / fname
         fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{fname}.", suffix=".tmp")
         os.close(fd)
         try:
-            fig.savefig(tmp, format="png", dpi=120, bbox_inches="tight")  # nothing clipped (legends beside the axes)
+            fig.savefig(tmp, format=fmt, dpi=120, bbox_inches="tight")  # nothing clipped (legends beside the axes)
             os.replace(tmp, path)
         except BaseException:
             if os.path.exists(tmp):
