@@ -9,6 +9,10 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("ci", max_examples=60, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=25, deadline=None)
+# "seeded": the CI-sized run with random examples, the seed given by --hypothesis-seed (tests/test_seeds.py runs
+# the suite under several seeds behind -m slow, so a failure that the derandomized examples miss can still show)
+settings.register_profile("seeded", max_examples=60, deadline=None, derandomize=False,
+                          suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 import mpmath
