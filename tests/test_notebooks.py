@@ -22,3 +22,18 @@ def test_notebook_code_cells_execute(path, capsys):
 
 def test_there_is_a_notebook():
     assert NOTEBOOKS
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_saved_with_its_figures(path):
+    """A fresh clone shows each notebook's figures inline: saved executed, in order, with at least one PNG output.
+
+    Re-execute with ``jupyter nbconvert --to notebook --execute --inplace notebooks/*.ipynb`` after a change.
+    """
+    nb = json.loads(path.read_text())
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    counts = [c.get("execution_count") for c in code]
+    assert all(isinstance(n, int) for n in counts) and counts == sorted(counts), f"{path.name}: not saved executed in order"
+    pngs = [o for c in code for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+    assert pngs, f"{path.name}: no figure saved"
+    assert not [o for c in code for o in c.get("outputs", []) if o.get("output_type") == "error"]
