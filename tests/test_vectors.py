@@ -23,7 +23,7 @@ NAMES = sorted(V.FILES)
 def _subset(name):
     cases = V.CASES[name]
     ids = [1]
-    for i, (_, flags) in enumerate(cases, start=1):
+    for i, (_, flags, *_note) in enumerate(cases, start=1):
         if i != 1 and "huge-k" not in flags and ({"edge", "tiny-delta"} & set(flags)):
             ids.append(i)
             break

@@ -51,6 +51,7 @@ NOTES = {
     "huge-k": "many composed steps (>= 10^4, or the exact Laplace spline at >= 200)",
     "bracket": "the interval brackets the truth between two certified bounds; it is not an exact value",
     "float-input": "an input that is a double: its exact binary value is the input (see 'hex')",
+    "known-peer-defect": "a case on which a named peer version is known to misbehave (the case's 'note' says which and how)",
 }
 
 #: name -> (quantity, description, source)
@@ -105,31 +106,48 @@ def _up_double(x: mpmath.mpf) -> str:
     return float.hex(f)
 
 
-def _case(i, comment, inputs, br: Bracket, flags, source) -> dict:
-    return {
+def _case(i, comment, inputs, br: Bracket, flags, source, note=None) -> dict:
+    case = {
         "id": i, "comment": comment, "inputs": {k: _inp(v) for k, v in inputs.items()},
         "lower": directed_decimal(br.lo, DIGITS, "lower"), "upper": directed_decimal(br.hi, DIGITS, "upper"),
         "lower_double": _down_double(br.lo), "upper_double": _up_double(br.hi),
         "exact": bool(br.exact), "source": source if br.exact else f"lower: {br.lo_source}; upper: {br.hi_source}",
         "flags": sorted(flags),
     }
+    if note:
+        case["note"] = note
+    return case
 
 
 def _sqrt_free_mu2(sigma: Fraction, k: int) -> Fraction:
     return k / (sigma * sigma)
 
 
-# (inputs, flags) per file; inputs are exact (str decimals, ints, or floats for binary values)
+#: the peer defects that the 'known-peer-defect' cases reproduce (the case's 'note')
+_RR_COUNT = ("dp-accounting 0.6.0: PLDAccountant (REPLACE_ONE) composes a RandomizedResponseDpEvent once, ignoring "
+             "the count of SelfComposedDpEvent(RandomizedResponseDpEvent(p, 2), k) and of compose(event, k): it answers "
+             "for k = 1 (anti-conservative)")
+_ADV_OVERFLOW = ("dp-accounting 0.6.0: pld.accountant.advanced_composition(DifferentialPrivacyParameters(eps0, 0), k, "
+                 "delta) evaluates (1 + e^eps0)^k in doubles and raises OverflowError at k = 1000 (eps0 >= 0.05); "
+                 "PLDAccountant also answers for one step (the count bug)")
+_AUTODP_NEG = ("autodp 0.2.3.1: PureDP_Mechanism(eps0).get_approxDP(delta) converts pure DP to approximate DP as "
+               "log(e^eps0 - delta), a negative eps once delta > e^eps0 - 1 (-0.502 here); the certified eps(delta) "
+               "is 0 (its Composition, through the RDP, clamps at 0)")
+
+# (inputs, flags[, note]) per file; inputs are exact (str decimals, ints, or floats for binary values)
 CASES = {
     "pure_dp_delta": [({"eps0": "0.01", "k": 1000, "eps": "1"}, []), ({"eps0": "0.01", "k": 1000, "eps": "0.5"}, []),
                       ({"eps0": "0.1", "k": 100, "eps": "1"}, []), ({"eps0": "1", "k": 10, "eps": "2"}, []),
                       ({"eps0": "0.5", "k": 1, "eps": "0"}, ["edge"]), ({"eps0": "0.1", "k": 100, "eps": "8"}, ["tiny-delta"]),
                       ({"eps0": "2", "k": 50, "eps": "96"}, ["edge", "tiny-delta"]),
                       ({"eps0": "0.001", "k": 100000, "eps": "1"}, ["huge-k"]),
-                      ({"eps0": 0.1, "k": 100, "eps": "1"}, ["float-input"])],
+                      ({"eps0": 0.1, "k": 100, "eps": "1"}, ["float-input"]),
+                      ({"eps0": "1", "k": 2, "eps": "1"}, ["known-peer-defect"], _RR_COUNT)],
     "pure_dp_eps": [({"eps0": "0.01", "k": 1000, "delta": "1e-6"}, []), ({"eps0": "0.1", "k": 100, "delta": "1e-5"}, []),
                     ({"eps0": "1", "k": 10, "delta": "1e-3"}, []), ({"eps0": "0.01", "k": 1000, "delta": "1e-300"}, ["tiny-delta"]),
-                    ({"eps0": "0.001", "k": 100000, "delta": "1e-6"}, ["huge-k"]), ({"eps0": "0.5", "k": 1, "delta": "0.1"}, ["edge"])],
+                    ({"eps0": "0.001", "k": 100000, "delta": "1e-6"}, ["huge-k"]), ({"eps0": "0.5", "k": 1, "delta": "0.1"}, ["edge"]),
+                    ({"eps0": "0.1", "k": 1000, "delta": "1e-6"}, ["known-peer-defect"], _ADV_OVERFLOW),
+                    ({"eps0": "0.1", "k": 1, "delta": "0.5"}, ["edge", "known-peer-defect"], _AUTODP_NEG)],
     "gaussian_delta": [({"sigma": "1", "k": 1, "eps": "1"}, ["edge"]), ({"sigma": "2", "k": 500, "eps": "100"}, []),
                        ({"sigma": "5", "k": 100, "eps": "1"}, []), ({"sigma": "10", "k": 1, "eps": "2"}, ["tiny-delta"]),
                        ({"sigma": "1", "k": 10000, "eps": "150"}, ["huge-k"]), ({"sigma": "1", "k": 1, "eps": "0"}, ["edge"])],
@@ -189,14 +207,14 @@ def make_case(task: tuple[str, int]) -> dict:
     """
     name, i = task
     quantity, _, source = FILES[name]
-    inputs, flags = CASES[name][i - 1]
+    inputs, flags, *note = CASES[name][i - 1]
     br = evaluate(name, inputs)
     fl = (set(flags) - {"tiny-delta"}) | ({"bracket"} if not br.exact else set())
     small = Fraction(1, 10 ** 12)
     if ("delta" in inputs and Fraction(inputs["delta"]) < small) or (
             quantity.startswith("delta") and mpf_to_fraction(br.hi) < small):
         fl.add("tiny-delta")
-    return _case(i, _comment(inputs), inputs, br, fl, source)
+    return _case(i, _comment(inputs), inputs, br, fl, source, note[0] if note else None)
 
 
 def _document(name: str, cases: list[dict]) -> dict:
@@ -253,7 +271,7 @@ JSON_SCHEMA = {
                 "id": {"type": "integer"}, "comment": {"type": "string"}, "inputs": {"type": "object"},
                 "lower": {"type": "string"}, "upper": {"type": "string"}, "lower_double": {"type": "string"},
                 "upper_double": {"type": "string"}, "exact": {"type": "boolean"}, "source": {"type": "string"},
-                "flags": {"type": "array", "items": {"enum": sorted(NOTES)}}}}},
+                "flags": {"type": "array", "items": {"enum": sorted(NOTES)}}, "note": {"type": "string"}}}},
     },
 }
 
