@@ -10,7 +10,7 @@ exactly once (the code moved: update the list).  The unmutated copy must pass fi
 Run (slow: about a minute per mutant on one core; not part of the test suite)::
 
     python benchmarks/mutation.py            # all mutants
-    python benchmarks/mutation.py -k renyi   # only mutants whose name contains "renyi"
+    python benchmarks/mutation.py -k renyi   # only mutants whose name matches the regular expression "renyi"
 
 Prints one line per mutant and the kill rate; exits 1 if a mutant survived or was stale.
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -119,6 +120,18 @@ MUTANTS = (
            "            if not isinstance(d[\"hmac\"], str) or not hmac.compare_digest(d[\"hmac\"], _mac(key, body)):\n",
            "            if not isinstance(d[\"hmac\"], str):\n",
            ("tests/test_reliability.py", "-k", "hmac or raising_eps or truncated or wrong_key")),
+    Mutant("filter_charges_rounded_value",
+           "regression: a filter charges a value rounded to nearest instead of its enclosure's upper end",
+           "reference/precision.py",
+           "    if end is not None and isinstance(value, Certified) and value.exact is None:\n",
+           "    if False:\n",
+           ("tests/test_exact_outputs.py",)),
+    Mutant("rational_forgets_exact",
+           "regression: a rational result (rho = 1/200) is parsed at its rounded binary value",
+           "reference/precision.py",
+           "    return Certified._make(v._mpf_, v.lower._mpf_, v.upper._mpf_, q)\n",
+           "    return Certified._make(v._mpf_, v.lower._mpf_, v.upper._mpf_, None)\n",
+           ("tests/test_exact_outputs.py",)),
 )
 
 
@@ -141,10 +154,13 @@ def _pytest(copy: str, args: tuple, timeout: int) -> tuple[str, float, str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("-k", default="", help="only mutants whose name contains this")
+    ap.add_argument("-k", default="", help="only mutants whose name matches this regular expression (re.search)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per test run (default 300)")
     args = ap.parse_args(argv)
-    todo = [m for m in MUTANTS if args.k in m.name]
+    todo = [m for m in MUTANTS if re.search(args.k, m.name)]
+    if not todo:
+        print(f"no mutant name matches {args.k!r}; names: {', '.join(m.name for m in MUTANTS)}", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory(prefix="fa-mutation-") as tmp:
         copy = os.path.join(tmp, "repo")
         shutil.copytree(ROOT, copy, ignore=_ignore)
