@@ -147,7 +147,8 @@ def dp_accounting_serial():
             pytest.fail("dp_accounting is not installed; CI must install the peers: pip install '.[peers]'")
         pytest.skip("dp_accounting is not installed: pip install '.[peers]'")
     rep = _crosscheck(E.make_executor(None, 1, progress=False))
-    assert len(rep["peers"]["dp_accounting"]["results"]) == 8  # pld and rdp, pure_dp: pld only, sgm_rdp: rdp only
+    # pld and rdp; pure_dp_eps: pld, pld-accountant and advanced-composition; sgm_rdp: rdp only
+    assert len(rep["peers"]["dp_accounting"]["results"]) == 10
     return rep
 
 

@@ -50,8 +50,6 @@ def _dpa(name: str, x: dict) -> dict[str, float]:
     from dp_accounting import pld, rdp
 
     def event():
-        if name.startswith("pure_dp"):
-            return dpa.SelfComposedDpEvent(dpa.RandomizedResponseDpEvent(_rr_noise(_f(x["eps0"])), 2), int(x["k"]))
         if name.startswith("gaussian"):
             return dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(_f(x["sigma"])), int(x["k"]))
         if name.startswith("laplace"):
@@ -61,16 +59,8 @@ def _dpa(name: str, x: dict) -> dict[str, float]:
         raise Unsupported(name)
 
     out: dict[str, float] = {}
-    if name.startswith("pure_dp"):  # the accountants refuse a self-composed RR event: build its PLD directly
-        from dp_accounting.pld import privacy_loss_distribution as pldm
-
-        try:
-            d = pldm.from_randomized_response(_rr_noise(_f(x["eps0"])), 2).self_compose(int(x["k"]))
-            out["pld"] = float(d.get_delta_for_epsilon(_f(x["eps"])) if name.endswith("_delta")
-                               else d.get_epsilon_for_delta(_f(x["delta"])))
-        except Exception as exc:  # noqa: BLE001
-            out["pld"] = exc
-        return out
+    if name.startswith("pure_dp"):
+        return _dpa_pure(name, x)
     if name == "sgm_rdp":
         acc = rdp.RdpAccountant(orders=[float(x["alpha"])])
         acc.compose(dpa.PoissonSampledDpEvent(_f(x["q"]), dpa.GaussianDpEvent(_f(x["sigma"]))))
@@ -87,6 +77,49 @@ def _dpa(name: str, x: dict) -> dict[str, float]:
                 out[variant] = float(acc.get_epsilon(_f(x["delta"])))
         except Exception as exc:  # noqa: BLE001 - reported as the peer's error
             out[variant] = exc
+    return out
+
+
+def _dpa_pure(name: str, x: dict) -> dict[str, float]:
+    """dp_accounting's three routes for k eps0-DP steps (k-fold binary randomized response).
+
+    ``pld``: the PLD of randomized response built directly and self-composed.
+    ``pld-accountant``: the PLDAccountant (REPLACE_ONE, the relation it requires for randomized
+    response) given ``SelfComposedDpEvent(RandomizedResponseDpEvent(p, 2), k)``; 0.6.0 composes
+    the randomized-response PLD once whatever the count, so it answers for one step.
+    ``advanced-composition`` (eps(delta) only): ``pld.accountant.advanced_composition``, the
+    optimal composition of Kairouz-Oh-Viswanath on the lattice (k - 2i) eps0; 0.6.0 evaluates
+    (1 + e^eps0)^k and e^(eps0 (k - l)) in doubles and raises OverflowError once they pass 1.8e308
+    (k = 1000 from eps0 = 0.05 on), and tests 1 - (1 - delta_i) <= delta, which rounds to 0 for
+    delta_i < 1.1e-16 (anti-conservative for a delta below that).  The OverflowError is reported
+    as the peer's error.
+    """
+    import dp_accounting as dpa
+    from dp_accounting import pld
+    from dp_accounting.pld import accountant as pld_acc
+    from dp_accounting.pld import common
+    from dp_accounting.pld import privacy_loss_distribution as pldm
+
+    eps0, k, p = _f(x["eps0"]), int(x["k"]), _rr_noise(_f(x["eps0"]))
+    delta_q = name.endswith("_delta")
+    out: dict[str, float] = {}
+    try:
+        d = pldm.from_randomized_response(p, 2).self_compose(k)
+        out["pld"] = float(d.get_delta_for_epsilon(_f(x["eps"])) if delta_q else d.get_epsilon_for_delta(_f(x["delta"])))
+    except Exception as exc:  # noqa: BLE001
+        out["pld"] = exc
+    try:
+        acc = pld.PLDAccountant(neighboring_relation=dpa.NeighboringRelation.REPLACE_ONE)
+        acc.compose(dpa.SelfComposedDpEvent(dpa.RandomizedResponseDpEvent(p, 2), k))
+        out["pld-accountant"] = float(acc.get_delta(_f(x["eps"])) if delta_q else acc.get_epsilon(_f(x["delta"])))
+    except Exception as exc:  # noqa: BLE001
+        out["pld-accountant"] = exc
+    if not delta_q:
+        try:
+            e = pld_acc.advanced_composition(common.DifferentialPrivacyParameters(eps0, 0.0), k, _f(x["delta"]))
+            out["advanced-composition"] = math.inf if e is None else float(e)  # None: no finite eps for this delta
+        except Exception as exc:  # noqa: BLE001 - the peer's OverflowError is its answer
+            out["advanced-composition"] = exc
     return out
 
 
@@ -145,6 +178,19 @@ def _autodp(name: str, x: dict) -> dict[str, float]:
     if name == "sgm_rdp":
         m = mz.SubsampleGaussianMechanism({"prob": _f(x["q"]), "sigma": _f(x["sigma"]), "coeff": 1}, neighboring="add_remove")
         return {"rdp": float(m.RenyiDP(float(x["alpha"])))}
+    if name == "pure_dp_eps":
+        # randomized response (its RDP and exact approxDP) and the generic eps0-DP mechanism (PureDP_Mechanism);
+        # one step is the mechanism itself (its own approxDP), k steps its RDP Composition
+        e0, k, d = _f(x["eps0"]), int(x["k"]), _f(x["delta"])
+        out: dict[str, float] = {}
+        for variant, mech in (("rdp", lambda: mz.RandresponseMechanism(p=math.exp(e0) / (1 + math.exp(e0)))),
+                              ("puredp", lambda: mz.PureDP_Mechanism(e0))):
+            try:
+                m = mech() if k == 1 else tz.Composition()([mech()], [k])
+                out[variant] = float(m.get_approxDP(d))
+            except Exception as exc:  # noqa: BLE001
+                out[variant] = exc
+        return out
     if name.startswith("pure_dp"):
         e0 = _f(x["eps0"])
         base = mz.RandresponseMechanism(p=math.exp(e0) / (1 + math.exp(e0)))
