@@ -358,7 +358,7 @@ def _cmd_describe(args) -> int:
 # --------------------------------------------------------------------------
 
 def _cmd_report(args) -> int:
-    from ..report import build_report, render_markdown, render_summary, write_report
+    from ..report import build_report, render_summary, write_report
 
     if not str(args.out).strip():
         return _fail("report", "--out must name a directory, found an empty string (use --out . for the current one)")
@@ -373,7 +373,7 @@ def _cmd_report(args) -> int:
     if args.json:
         print(json.dumps(rep, indent=2, ensure_ascii=False))
     elif args.full:
-        print(render_markdown(rep), end="")
+        print(md.read_text(encoding="utf-8"), end="")  # exactly the file written (with its figures section)
     else:
         print(render_summary(rep, (md, js)), end="")
     if not args.quiet:
