@@ -253,6 +253,10 @@ MONOTONE: dict[str, dict[str, Mono]] = {
                                    "k": inc("k times the curve"), "delta": dec("-(log delta)/(alpha-1) at every order")},
     "mironov2019_sec3_3_opt_delta": {"q": inc("curve increases; exp((alpha-1)(eps_alpha - eps)) increases"), "sigma": dec("curve falls"),
                                      "k": inc("k times the curve"), "eps": dec("exp((alpha-1)(eps_alpha - eps)) falls")},
+    "koskela2020_pld_sgm_delta": {"q": no("a discretised bound: the true delta rises in q, the grid rounding of the bound need not"),
+                                  "sigma": no("a discretised bound: the true delta falls in sigma, the grid rounding need not"),
+                                  "k": no("a discretised bound: the FFT error terms depend on the powering chain of k"),
+                                  "eps": dec("the same composed vectors; each term m_j (1 - e^(eps - j h))_+ falls in eps")},
     # ----------------------------------------------------------------- kairouz2015 / murtagh2016
     "kairouz2015_thm3_3_delta": {"eps0": inc("the (eps0, delta0)-DP class grows with eps0"), "delta0": inc("class grows"),
                                  "k": inc("k+1 fold includes k fold composed with a trivial mechanism"),
@@ -445,6 +449,8 @@ RANGES: dict[str, dict] = {
     "mironov2019_sec3_3_rdp": {"sigma": ("1/4", "1e4"), "alpha": ("2", "256"), "q": ("1e-12", None)},
     "mironov2019_sec3_3_opt_eps": {"sigma": ("1/2", "1e3"), "k": ("1", "1000000"), "q": ("1e-9", None), "delta": ("1e-100", None)},
     "mironov2019_sec3_3_opt_delta": {"sigma": ("1/2", "1e3"), "k": ("1", "1000000"), "q": ("1e-9", None), "eps": (None, "100")},
+    # cost: bucket masses in interval arithmetic (~0.2 s per (q, sigma)) and an FFT composition growing with k
+    "koskela2020_pld_sgm_delta": {"q": ["1/100", "1/10", "1/2", "1"], "sigma": ["1", "11/10", "2"], "k": ("1", "64"), "eps": (None, "20")},
     # cost: lattice enumeration (2^len patterns)
     "murtagh2016_hetero_optimal_delta": {"seq_len": 3},
     "murtagh2016_hetero_optimal_eps": {"seq_len": 3},
@@ -475,6 +481,7 @@ SLOW: dict[str, tuple[int, int]] = {
     "sommer2019_laplace_kfold_delta_lower": (4, 20),
     "sommer2019_laplace_kfold_eps": (3, 20),
     "mironov2019_sec3_3_opt_eps": (3, 20),
+    "koskela2020_pld_sgm_delta": (3, 20),
     "mironov2019_sec3_3_opt_delta": (3, 20),
     "balle2020hyp_thm21_opt_laplace": (4, 20),
     "balle2020hyp_thm21_opt_rr": (4, 20),

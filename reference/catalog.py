@@ -132,6 +132,13 @@ PAPERS: dict[str, dict] = {
         "version": "arXiv v1, 2019 (published statement; not a seed): Section 3.3, integer orders",
         "seed": None,
     },
+    "koskela2020": {
+        "title": "Computing Tight Differential Privacy Guarantees Using FFT",
+        "authors": "Koskela, Jalko, Honkela",
+        "arxiv": "1906.03049",
+        "version": "AISTATS 2020 (published statement; not a seed); with Doroshenko et al. 2022 (connect the dots) and Zhu-Dong-Wang 2022 (dominating pairs)",
+        "seed": None,
+    },
     "erlingsson2019": {
         "title": "Amplification by Shuffling: From Local to Central Differential Privacy via Anonymity",
         "authors": "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta",
@@ -297,7 +304,7 @@ def cites(paper: str, *results: str) -> Callable:
 
 def _load_all() -> None:
     from .bounds import balle2020, classical, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
-    from .profiles import laplace, subsampled_gaussian  # noqa: F401  (exact privacy profiles: Laplace PLD, sampled Gaussian RDP)
+    from .profiles import laplace, sgm_pld, subsampled_gaussian  # noqa: F401  (exact privacy profiles: Laplace PLD, sampled Gaussian RDP and PLD)
     from .bounds import calibrated, dong2022, smith2022  # noqa: F401  (Gaussian DP; conversion-calibrated filters)
 
 
