@@ -13,7 +13,7 @@ rr / dp (pure, +delta0)     kairouz2015 Thm 3.3 / murtagh2016 (:mod:`.pure_dp`) 
 gaussian (any sigmas)       mu-GDP with mu^2 = sum (Delta/sigma_i)^2 (:mod:`.gaussian`)   yes
 laplace, one scale          exact k-fold Laplace PLD (:mod:`.laplace`)                   yes
 laplace, several scales     [best sub-composition, optimal pure-DP composition]         no
-subsampled-gaussian         [binary post-processing, MTZ19 RDP + improved conversion]    no
+subsampled-gaussian         [binary / PLD lower, min(MTZ19 RDP, certified PLD) upper]   no
 zcdp (+ gaussian)           [Gaussian with the same rho, improved zCDP conversion]       no
 any mixture                 [best exact sub-composition, summed integer-order RDP]       no
 ==========================  ===========================================================  =====
@@ -312,6 +312,27 @@ def _rdp_bracket_end(steps, quantity: str, at: Fraction, dps: int):
     return integer_order_delta(up, fl, at, sgm.ORDERS, dps=dps)[0]
 
 
+def _sgm_pld(s: Step, quantity: str, at: Fraction):
+    """The discretised-PLD bracket of one subsampled-Gaussian item (:mod:`.sgm_pld`), or None where it does not apply."""
+    from . import sgm_pld
+
+    if s.count > sgm_pld.K_MAX:
+        return None
+    comp = sgm_pld.sgm_pld(s.p("q"), s.p("sigma"), s.count)
+    return comp.delta_bracket(at) if quantity == "delta" else comp.eps_bracket(at)
+
+
+def _tighter(a: Bracket, b: Bracket | None) -> Bracket:
+    """Both brackets are certified: the larger lower end and the smaller upper end, each naming its source."""
+    if b is None:
+        return a
+    lo_a, lo_b = a.lo, b.lo
+    hi_a, hi_b = a.hi, b.hi
+    lo, lo_src = (lo_b, b.lo_source) if lo_b > lo_a else (lo_a, a.lo_source or a.source)
+    hi, hi_src = (hi_b, b.hi_source) if hi_b < hi_a else (hi_a, a.hi_source or a.source)
+    return Bracket(a.quantity, min(lo, hi), hi, False, "bracket", lo_source=lo_src, hi_source=hi_src)
+
+
 def _group_bracket(steps, quantity, at, dps) -> Bracket:
     """The profile of a composition (module docstring table)."""
     kinds = _kinds(steps)
@@ -330,7 +351,7 @@ def _group_bracket(steps, quantity, at, dps) -> Bracket:
     if kinds == {"subsampled-gaussian"} and len(steps) == 1:
         s = steps[0]
         fn = sgm.sgm_delta_bracket if quantity == "delta" else sgm.sgm_eps_bracket
-        return fn(s.p("q"), s.p("sigma"), s.count, at, dps=dps)
+        return _tighter(fn(s.p("q"), s.p("sigma"), s.count, at, dps=dps), _sgm_pld(s, quantity, at))
     if kinds <= {"zcdp", "gaussian"}:
         rho = sum((s.count * s.p("rho") for s in steps if s.mechanism == "zcdp"), Fraction(0)) + _gauss_mu2(
             [s for s in steps if s.mechanism == "gaussian"]) / 2
