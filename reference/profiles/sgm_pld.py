@@ -43,7 +43,7 @@ Error budget (each term bounded rigorously; the upper end is >= the truth, the l
     every tail (dropping nonnegative mass lowers E f).
 (c) composition: k-fold by binary powering with numpy's real FFT on power-of-two lengths.  Each
     convolution's error is bounded a priori per entry by ||a||_2 ||b||_2 ((1+u)^(3n) (1+sqrt5 u)^(3n+1)
-    (1+beta)^(3n) - 1) (Percival 2002, *Rapid multiplication modulo the sum and difference of highly
+    (1+beta)^(3n) - 1) (Percival, Math. Comp. 72 (2003), published electronically 2002, *Rapid multiplication modulo the sum and difference of highly
     composite numbers*, Math. Comp. 72, Theorem 5.1; u = 2^-53, n = log2 N, twiddle error beta =
     2u; see Brisebarre, Joldes, Muller, Nanes, Picot 2020, ACM TOMS 46(1), for the refined
     analysis), multiplied by a safety factor :data:`FFT_SAFETY`; the upper vector becomes
@@ -96,8 +96,10 @@ GDOM = Domain(lo=Fraction(6), hi=Fraction(20), lo_closed=True, hi_closed=True, i
 NN = Domain.nonnegative()
 U01 = Domain.open_unit()
 SOURCE_HI = ("PLD of the ZDW22 dominating pairs, split onto the grid (Doroshenko et al. 2022, connect the dots), "
-             "FFT composition with Percival 2002 error bound (Koskela et al. 2020)")
-SOURCE_LO = "PLD of the bucketed (post-processed) pairs, losses rounded down onto the grid (Meiser-Mohammadi 2018), FFT composition"
+             "FFT composition with Percival's error bound (Koskela et al. 2020; unverified trust base: numpy's FFT within "
+             "Percival's radix-2 bound x 8)")
+SOURCE_LO = ("PLD of the bucketed (post-processed) pairs, losses rounded down onto the grid (Meiser-Mohammadi 2018), FFT "
+             "composition (unverified trust base: numpy's FFT within Percival's radix-2 bound x 8)")
 
 
 def _up(x) -> float:
@@ -480,8 +482,13 @@ _eps = Param("eps", NN, default="1", doc="target epsilon >= 0")
           direction="upper", summary="delta(eps) of k-fold Poisson-subsampled Gaussian (add/remove): certified upper end of a discretised-PLD bracket",
           params=(_q, _sigma, _k, _eps), provenance="derived",
           note="Dominating pairs of Zhu-Dong-Wang 2022 (both orders), pessimistic split discretisation (Doroshenko et al. 2022) "
-               "on the grid 2^-12, bucket masses in interval arithmetic, FFT composition with Percival's 2002 a priori error bound "
-               "(trust base: numpy's FFT obeys it with a safety factor 8). The lower end is sgm_pld_delta_bracket(...).lo.")
+               "on the grid 2^-12, bucket masses in interval arithmetic, FFT composition with Percival's a priori error bound "
+               "(Math. Comp. 72 (2003), Thm 5.1). The lower end is sgm_pld_delta_bracket(...).lo. UNVERIFIED trust base: "
+               "the discretisation and the bucket masses are rigorous, but the FFT rounding error rests on numpy's FFT "
+               "(pocketfft, mixed radix) staying within Percival's bound, which is proved for a radix-2 FFT with "
+               "precomputed roots, times a safety factor 8, and the bound's form was written from a recollection of the "
+               "paper's statement, not re-derived.",
+          validity="unverified")
 def sgm_pld_delta(q, sigma, k, eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Certified upper bound on delta(eps) of the k-fold Poisson-subsampled Gaussian from its discretised PLD (module docstring).
 
