@@ -205,17 +205,25 @@ def _draw_fig1a(fig, d) -> None:
     _caption(fig, f"eps from {d['params']['eps']}; gap from catalog {d['params']['catalog']}")
 
 
-def _draw_fig1b(fig, d) -> None:
+def _draw_odometers(fig, d, title: str, note: str, pointwise: bool = False) -> None:
+    """Figures 1b/3a and 3b: the three odometers against V (and, for 3b, the point-wise curve)."""
     p = d["params"]
     ax = fig.add_subplot(1, 1, 1)
     ax.loglog(d["x"], d["filter"], label=f"filter odometer (tuned at eps = {p['eps_target']})")
     ax.loglog(d["x"], d["mixture"], "--", label=f"mixture odometer (rho = y* = {p['rho']})")
     ax.loglog(d["x"], d["stitched"], ":", label=f"stitched odometer (v0 = {p['v0']})")
+    if pointwise:
+        ax.loglog(d["x"], d["pointwise"], color="black", lw=0.8,
+                  label="advanced composition point-wise: sqrt(2V log(1/delta')) + V/2 (one fixed V only)")
     ax.set_xlabel("V = sum of eps_m^2")
     ax.set_ylabel("privacy loss bound (upper)")
-    ax.set_title("Whitehouse et al. Figures 1b/3a: odometers")
-    ax.legend(fontsize=8)
-    _caption(fig, f"delta' = {p['delta_prime']}; upper bounds rounded up, plotted as doubles")
+    ax.set_title(title)
+    ax.legend(fontsize=7 if pointwise else 8)
+    _caption(fig, f"delta' = {p['delta_prime']}; {note}")
+
+
+def _draw_fig1b(fig, d) -> None:
+    _draw_odometers(fig, d, "Whitehouse et al. Figures 1b/3a: odometers", "upper bounds rounded up, plotted as doubles")
 
 
 def _draw_rounds(fig, d) -> None:
@@ -253,18 +261,8 @@ def _draw_balle(fig, d) -> None:
 
 
 def _draw_fig3b(fig, d) -> None:
-    p = d["params"]
-    ax = fig.add_subplot(1, 1, 1)
-    ax.loglog(d["x"], d["filter"], label=f"filter odometer (tuned at eps = {p['eps_target']})")
-    ax.loglog(d["x"], d["mixture"], "--", label=f"mixture odometer (rho = y* = {p['rho']})")
-    ax.loglog(d["x"], d["stitched"], ":", label=f"stitched odometer (v0 = {p['v0']})")
-    ax.loglog(d["x"], d["pointwise"], color="black", lw=0.8,
-              label="advanced composition point-wise: sqrt(2V log(1/delta')) + V/2 (one fixed V only)")
-    ax.set_xlabel("V = sum of eps_m^2")
-    ax.set_ylabel("privacy loss bound (upper)")
-    ax.set_title("Whitehouse et al. Figure 3b: odometers vs point-wise advanced composition")
-    ax.legend(fontsize=7)
-    _caption(fig, f"delta' = {p['delta_prime']}; the point-wise curve is not time-uniform; upper bounds rounded up")
+    _draw_odometers(fig, d, "Whitehouse et al. Figure 3b: odometers vs point-wise advanced composition",
+                    "the point-wise curve is not time-uniform; upper bounds rounded up", pointwise=True)
 
 
 def _draw_renyi(fig, d) -> None:
