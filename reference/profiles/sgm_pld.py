@@ -463,12 +463,12 @@ def sgm_pld(q, sigma, k, *, grid_bits=DEFAULT_GRID_BITS) -> PLDComposition:
 
 
 def sgm_pld_delta_bracket(q, sigma, k, eps, *, grid_bits=DEFAULT_GRID_BITS) -> Bracket:
-    """Certified bracket of delta(eps) of the k-fold Poisson-subsampled Gaussian (add/remove), from its PLD (module docstring)."""
+    """koskela2020 FFT accountant, certified: bracket of delta(eps) of the k-fold Poisson-subsampled Gaussian (add/remove), from its PLD."""
     return sgm_pld(q, sigma, k, grid_bits=grid_bits).delta_bracket(eps)
 
 
 def sgm_pld_eps_bracket(q, sigma, k, delta, *, grid_bits=DEFAULT_GRID_BITS) -> Bracket:
-    """Certified bracket of eps(delta) of the k-fold Poisson-subsampled Gaussian, from its PLD (grid resolution h)."""
+    """koskela2020 FFT accountant, certified: bracket of eps(delta) of the k-fold Poisson-subsampled Gaussian, from its PLD (grid h)."""
     return sgm_pld(q, sigma, k, grid_bits=grid_bits).eps_bracket(delta)
 
 
@@ -490,7 +490,7 @@ _eps = Param("eps", NN, default="1", doc="target epsilon >= 0")
                "paper's statement, not re-derived.",
           validity="unverified")
 def sgm_pld_delta(q, sigma, k, eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """Certified upper bound on delta(eps) of the k-fold Poisson-subsampled Gaussian from its discretised PLD (module docstring).
+    """koskela2020 FFT accountant, certified: upper bound on delta(eps) of the k-fold Poisson-subsampled Gaussian (module docstring).
 
     Preconditions: 0 < q <= 1, sigma > 0, 1 <= k <= 10^5, eps >= 0.  Rounding: up.  The result
     carries about 17 significant digits whatever ``dps`` (the composition is in float64 with
