@@ -198,3 +198,26 @@ def test_pure_dp_eps_bracket_is_certified():
     assert br.lo < br.hi
     assert mpf_to_fraction(pure_dp.pure_dp_delta(["0.01"] * 1000, mpf_to_fraction(br.lo), dps=20).lo) > d
     assert mpf_to_fraction(pure_dp.pure_dp_delta(["0.01"] * 1000, mpf_to_fraction(br.hi), dps=20).hi) <= d
+
+
+def test_gdp_inverse_fast_bracket_agrees_with_bisection_and_survives_a_wrong_estimate(monkeypatch):
+    """The secant estimate only proposes a bracket: with it, without it, or with a wrong one, the certified
+    eps(delta) and mu(eps, delta) come out within the promised relative width of each other."""
+    from fractions import Fraction
+
+    from reference.bounds import dong2022 as D
+    from reference.precision import mpf_to_fraction
+
+    cases = [("gdp_eps", ("1e-6", "1/2")), ("gdp_eps", ("1e-100", "7/10")), ("gdp_mu", ("1", "1e-6"))]
+    fast = {c: mpf_to_fraction(getattr(D, c[0])(*c[1], dps=20)) for c in cases}
+    monkeypatch.setattr(D, "_precise_root", lambda *a, **k: None)
+    slow = {c: mpf_to_fraction(getattr(D, c[0])(*c[1], dps=20)) for c in cases}
+    monkeypatch.setattr(D, "_precise_root", lambda g, x0, bits: Fraction(2) * Fraction(x0))  # a wrong estimate
+    wrong = {c: mpf_to_fraction(getattr(D, c[0])(*c[1], dps=20)) for c in cases}
+    tol = Fraction(1, 10 ** 19)
+    for c in cases:
+        assert abs(fast[c] - slow[c]) <= tol * slow[c], c
+        assert abs(wrong[c] - slow[c]) <= tol * slow[c], c
+    # the directions hold exactly: eps is admitted at the returned value, mu is admitted at the returned value
+    assert D.gdp_delta_admits(fast[cases[0]], Fraction(1, 2), Fraction(1, 10 ** 6))
+    assert D.gdp_delta_admits(Fraction(1), fast[cases[2]], Fraction(1, 10 ** 6))
