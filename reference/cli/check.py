@@ -80,6 +80,8 @@ def _crosscheck(args) -> int:
 
 def add_cli(sub) -> list[str]:
     """Register ``check`` and ``crosscheck`` on ``sub`` (an argparse subparsers object); returns their names."""
+    from ..profiles.executor import add_executor_arguments
+
     p = sub.add_parser(
         "check", help="certify a claimed (eps, delta) for a composition (rr, gaussian, laplace, subsampled-gaussian, zcdp)",
         description="Computes the certified true delta(eps) and eps(delta) of a composition and grades the claim: valid "
@@ -109,11 +111,7 @@ def add_cli(sub) -> list[str]:
     c.add_argument("--vectors", default=None, help="a vectors JSON file or folder (default: the packaged vectors)")
     c.add_argument("--limit", type=int, default=None, help="at most this many cases per vector file")
     c.add_argument("--huge-k", action="store_true", help="include the cases flagged huge-k (minutes per peer)")
-    c.add_argument("--workers", type=int, default=None,
-                   help="processes of the local pool (default: the usable cores; 1: in this process)")
-    c.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="grade on the Dask cluster at ADDRESS (tcp://host:8786; 'local': a LocalCluster of --workers "
-                        "processes); needs pip install 'fullyadaptive[distributed]'. The report is the same either way")
+    add_executor_arguments(c, "grade")
     c.add_argument("--json", action="store_true", help="print the grades as JSON")
     c.set_defaults(func=_crosscheck)
     return ["check", "crosscheck"]

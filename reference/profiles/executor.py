@@ -32,7 +32,8 @@ import sys
 import time
 from typing import Any, Callable, Iterable, Sequence
 
-__all__ = ["Executor", "SerialExecutor", "PoolExecutor", "DaskExecutor", "make_executor", "default_workers",
+__all__ = ["Executor", "SerialExecutor", "PoolExecutor", "DaskExecutor", "make_executor", "add_executor_arguments",
+           "default_workers",
            "DISTRIBUTED_HINT"]
 
 #: Seconds of silence before the first progress output (as :data:`reference.report.progress.START_S`).
@@ -254,6 +255,19 @@ class DaskExecutor(Executor):
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+
+
+def add_executor_arguments(parser, action: str) -> None:
+    """Add ``--workers N`` and ``--scheduler ADDRESS`` (the arguments of :func:`make_executor`) to an argparse ``parser``.
+
+    ``action`` completes the sentence of the ``--scheduler`` help ("run the cases", "grade").
+    """
+    parser.add_argument("--workers", type=int, default=None,
+                        help="processes of the local pool (default: the usable cores; 1: in this process)")
+    parser.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                        help=f"{action} on the Dask cluster at ADDRESS (tcp://host:8786; 'local': a LocalCluster of "
+                             "--workers processes); needs pip install 'fullyadaptive[distributed]'. The output is the "
+                             "same either way")
 
 
 def make_executor(scheduler: str | None = None, workers: int | None = None, *, progress=None) -> Executor:

@@ -298,16 +298,12 @@ def grade(case: dict, value: float) -> tuple[str, float]:
 
 
 def main(argv=None) -> int:
-    from .executor import make_executor
+    from .executor import add_executor_arguments, make_executor
 
     ap = argparse.ArgumentParser(prog="python -m reference.profiles.vectors", description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=str(ROOT), help="output folder (default: the packaged reference/data/vectors)")
     ap.add_argument("--only", action="append", choices=sorted(FILES), help="generate only these files")
-    ap.add_argument("--workers", type=int, default=None,
-                    help="processes of the local pool (default: the usable cores; 1: in this process)")
-    ap.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                    help="run the cases on the Dask cluster at ADDRESS (tcp://host:8786; 'local': a LocalCluster of "
-                         "--workers processes); needs pip install 'fullyadaptive[distributed]'")
+    add_executor_arguments(ap, "run the cases")
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
     a = ap.parse_args(argv)
     if a.workers is not None and a.workers < 1:
