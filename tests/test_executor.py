@@ -144,8 +144,8 @@ def _crosscheck(ex):
 def dp_accounting_serial():
     if P.installed("dp_accounting") is None:
         if os.environ.get("CI"):
-            pytest.fail("dp_accounting is not installed; CI must install the peers: pip install '.[peers]'")
-        pytest.skip("dp_accounting is not installed: pip install '.[peers]'")
+            pytest.fail("dp_accounting is not installed; CI must install the peers: pip install '.[test]' (it pins them)")
+        pytest.skip("dp_accounting is not installed: pip install '.[test]' (it pins the peers)")
     rep = _crosscheck(E.make_executor(None, 1, progress=False))
     # pld and rdp; pure_dp_eps: pld, pld-accountant and advanced-composition; sgm_rdp: rdp only
     assert len(rep["peers"]["dp_accounting"]["results"]) == 10
