@@ -159,6 +159,14 @@ PROVENANCES = ("as printed", "derived", "corrected", "published statement", "re-
                "recalled statement (unverified)")
 
 
+#: One vocabulary across the catalog.  A parameter keeps its paper's name (``delta_prime`` is the
+#: printed delta', ``delta_tilde`` is KOV's delta~), so a value is traceable to the statement; the
+#: shared name of its role is accepted too, wherever it is unambiguous: ``delta`` for the one
+#: delta-like parameter of an entry, ``eps`` for the one eps-like parameter (see :meth:`Entry.aliases`).
+VOCABULARY = {"delta_prime": "delta", "delta_hat": "delta", "delta_tilde": "delta", "delta_g": "delta",
+              "delta_target": "delta", "delta_prime_g": "delta", "eps_g": "eps", "eps_target": "eps"}
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter: name, domain, kind (``scalar``, ``integer``, ``sequence``, ``text``), default, doc."""
@@ -230,8 +238,33 @@ class Entry:
     def defaults(self) -> dict:
         return {q.name: q.default for q in self.params if q.default is not None}
 
+    def aliases(self) -> dict[str, str]:
+        """{shared name: this entry's parameter name} of :data:`VOCABULARY` that apply unambiguously here.
+
+        ``delta`` names the entry's delta-like parameter when it is the only parameter whose
+        name starts with ``delta`` and is not called ``delta`` already (``eps`` likewise).
+        """
+        names = [q.name for q in self.params]
+        out = {}
+        for n in names:
+            shared = VOCABULARY.get(n)
+            if shared and shared not in names and sum(m.startswith(shared) for m in names) == 1:
+                out[shared] = n
+        return out
+
+    def resolve(self, kwargs: dict) -> dict:
+        """``kwargs`` with shared names (:meth:`aliases`) renamed to this entry's parameter names.
+
+        Raises ``TypeError`` when a value is given under both names.
+        """
+        al = self.aliases()
+        for shared, name in al.items():
+            if shared in kwargs and name in kwargs:
+                raise TypeError(f"{self.id}: {name!r} given twice (as {name!r} and as its shared name {shared!r})")
+        return {al.get(k, k): v for k, v in kwargs.items()}
+
     def __call__(self, **kwargs):
-        return self.func(**kwargs)
+        return self.func(**self.resolve(kwargs))
 
 
 CATALOG: dict[str, Entry] = {}

@@ -983,3 +983,35 @@ def test_bench_closed_forms_quick_default_prints_progress_lines(capsys, monkeypa
     assert "bench_closed_forms: entries 1/3" in err and "bench_closed_forms: filter steps" in err
     assert b.is_numerical_procedure(get("kairouz2015_thm3_3_eps"))  # an inverse is timed against 1 s
     assert not b.is_numerical_procedure(get("whitehouse2022_eq6_ystar"))
+
+
+# --------------------------------------------------------------------------
+# one parameter vocabulary (catalog.VOCABULARY)
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("entry", [e for e in entries() if e.aliases()], ids=lambda e: e.id)
+def test_shared_parameter_names_give_the_same_value(capsys, entry):
+    """Every shared name (delta for delta_prime / delta_hat / delta_tilde / delta_g ..., eps for eps_g / eps_target)
+    evaluates the entry exactly as its paper's own name does, from Python and from the command line."""
+    from reference.catalog import VOCABULARY
+
+    for shared, name in entry.aliases().items():
+        assert VOCABULARY[name] == shared and shared not in {p.name for p in entry.params}
+        d = entry.defaults()
+        if name not in d:
+            continue
+        kw = {k: v for k, v in d.items() if k != name}
+        assert entry(**kw, **{shared: d[name]}) == entry(**kw, **{name: d[name]})
+        rc1, out1, _ = run(capsys, "eval", entry.id, f"{name}={d[name]}")
+        rc2, out2, _ = run(capsys, "eval", entry.id, f"{shared}={d[name]}")
+        assert (rc1, out1) == (rc2, out2) and rc1 == 0
+        rc, _, err = run(capsys, "eval", entry.id, f"{name}={d[name]}", f"{shared}={d[name]}")
+        assert rc == 2 and "given twice" in err
+
+
+def test_shared_names_are_refused_where_ambiguous():
+    """An entry with delta' and delta'' (the Whitehouse filter) accepts no bare 'delta' for delta'."""
+    from reference.catalog import get
+
+    e = get("whitehouse2022_thm1_rounds_homogeneous")
+    assert {p.name for p in e.params} >= {"delta_prime", "delta_second"} and "delta" not in e.aliases()

@@ -341,9 +341,11 @@ def _cmd_describe(args) -> int:
     if not entry.params:
         L.append("  (none)")
     w = max([len(p.name) for p in entry.params] + [4])
+    shared = {n: a for a, n in entry.aliases().items()}
     for p in entry.params:
         dflt = "(required)" if p.default is None else str(p.default)
-        L.append(f"  {p.name.ljust(w)}  {p.kind}, domain {p.domain}, default {dflt}")
+        also = f" (also accepted as {shared[p.name]}=)" if p.name in shared else ""
+        L.append(f"  {p.name.ljust(w)}  {p.kind}, domain {p.domain}, default {dflt}{also}")
         if p.doc:
             L += textwrap.wrap(p.doc, width=100, initial_indent=" " * (w + 4), subsequent_indent=" " * (w + 4))
     L.append("")

@@ -139,9 +139,15 @@ def prepare_arguments(entry: Entry, given: dict[str, str]) -> tuple[dict, dict[s
         ValueError: for a required parameter that was not given and has no default.
     """
     params = {p.name: p for p in entry.params}
+    aliases = entry.aliases()
     for name in given:
-        if name not in params:
-            raise KeyError(f"{entry.id} has no parameter {name!r}; its parameters are: {', '.join(params) or '(none)'}")
+        if name not in params and name not in aliases:
+            raise KeyError(f"{entry.id} has no parameter {name!r}; its parameters are: {', '.join(params) or '(none)'}"
+                           + (f" (also accepted: {', '.join(f'{a} for {n}' for a, n in aliases.items())})" if aliases else ""))
+    try:
+        given = entry.resolve(given)
+    except TypeError as exc:
+        raise KeyError(str(exc)) from None
     defaults = entry.defaults()
     kwargs: dict = {}
     texts: dict[str, str] = {}
