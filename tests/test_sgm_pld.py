@@ -108,3 +108,28 @@ def test_readme_example_tighter_than_rdp():
     b = profile(f"subsampled-gaussian:q={q},sigma={s}x{k}", "eps", "1e-5")
     assert b.hi == min(e.hi, old_e.hi) and b.lo == max(e.lo, old_e.lo)
     assert "connect the dots" in b.hi_source
+
+
+def test_interval_ends_are_converted_in_their_direction_whatever_the_global_precision():
+    """_dn/_up read an interval's own ends (never mpmath.mpf(interval), which rounds to nearest at the caller's
+    global precision); the exp(-h) factor of the hockey-stick sum is bracketed at 53 bits as at 300."""
+    from fractions import Fraction
+
+    import mpmath
+
+    from reference.precision import _ctx
+    from reference.profiles import sgm_pld as S
+
+    c = _ctx(120)
+    r = c.exp(-c.mpf(1) / (1 << 12))
+    lo, hi = Fraction(r.a._mpi_[0][1]) * Fraction(2) ** r.a._mpi_[0][2], Fraction(r.b._mpi_[1][1]) * Fraction(2) ** r.b._mpi_[1][2]
+    for dps in (5, 15, 300):
+        with mpmath.workdps(dps):
+            assert Fraction(S._dn(r.a)) <= lo and Fraction(S._up(r.b)) >= hi
+            assert Fraction(S._dn(Fraction(1, 3))) <= Fraction(1, 3) <= Fraction(S._up(Fraction(1, 3)))
+    vals = []
+    for dps in (5, 15, 300):
+        S._compose.cache_clear()
+        with mpmath.workdps(dps):
+            vals.append(S.sgm_pld_delta("0.01", "1.1", 100, "1"))
+    assert vals[0] == vals[1] == vals[2]

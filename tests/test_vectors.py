@@ -75,3 +75,63 @@ def test_grading():
 def test_vectors_are_package_data():
     text = (V.ROOT.parents[2] / "pyproject.toml").read_text()
     assert '"data/vectors/*.json"' in text
+
+
+# --------------------------------------------------------------------------
+# catalog_values.json: every numeric catalog entry at its defaults
+# --------------------------------------------------------------------------
+
+def test_catalog_values_are_current_and_cover_every_numeric_entry():
+    """The stored file equals a fresh generation (about 2 s), so it has a case for every entry whose
+    default value is a number, and no stale one; regenerate with python -m reference.profiles.catalog_vectors."""
+    from reference.catalog import entries
+    from reference.profiles import catalog_vectors as CV
+
+    stored = CV.load()
+    fresh = CV.generate()
+    assert stored == json.loads(CV.dump(fresh)), "catalog_values.json is stale: python -m reference.profiles.catalog_vectors"
+    ids = [c["entry"] for c in stored["cases"]]
+    assert ids == sorted(ids) == CV.numeric_ids() and len(ids) == stored["numberOfCases"]
+    assert len(ids) >= 0.95 * len(entries())
+
+
+def test_catalog_values_are_directed_and_enclosed():
+    """Each value lies on the safe side of its enclosure's far end; an exact rational lies inside its enclosure;
+    an upper bound is never below the enclosure's lower end (checked in exact rationals, not floats)."""
+    from fractions import Fraction
+
+    from reference.profiles import catalog_vectors as CV
+
+    for c in CV.load()["cases"]:
+        v = Fraction(c["value"])
+        if "enclosure" in c:
+            lo, hi = (Fraction(x) for x in c["enclosure"])
+            assert lo <= hi, c["entry"]
+            if c["direction"] == "upper":
+                assert v >= lo, c["entry"]
+            elif c["direction"] == "lower":
+                assert v <= hi, c["entry"]
+            else:
+                assert lo * (1 - Fraction(1, 10 ** 38)) <= v <= hi * (1 + Fraction(1, 10 ** 38)) or lo <= v <= hi, c["entry"]
+        if "exact_rational" in c:
+            q = Fraction(c["exact_rational"])
+            assert lo <= q <= hi, c["entry"]
+            if c["direction"] == "upper":
+                assert v >= q, c["entry"]
+            if c["direction"] == "lower":
+                assert v <= q, c["entry"]
+
+
+def test_catalog_values_do_not_depend_on_the_global_mpmath_precision():
+    """The library never reads mpmath's global precision: every numeric entry gives the stored value when the
+    caller's mpmath.mp is at 5 digits (once it was not: the PLD bracket converted interval ends through mp.mpf)."""
+    import mpmath
+
+    from reference.profiles import catalog_vectors as CV
+    from reference.profiles import sgm_pld
+
+    sgm_pld._compose.cache_clear()
+    with mpmath.workdps(5):
+        low = json.loads(CV.dump(CV.generate()))
+    sgm_pld._compose.cache_clear()
+    assert low == CV.load()

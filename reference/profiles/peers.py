@@ -358,7 +358,7 @@ def run_crosscheck(peers, *, vectors=None, limit=None, skip_flags=("huge-k",), t
     from .executor import SerialExecutor
 
     folder = Path(vectors) if vectors else V.ROOT
-    files = [folder] if folder.is_file() else sorted(p for p in folder.glob("*.json") if p.name != "schema.json")
+    files = [folder] if folder.is_file() else sorted(p for p in folder.glob("*.json") if p.stem in V.FILES)  # profiles only
     docs = [V.json.loads(p.read_text(encoding="utf-8")) for p in files]
     report = {"peers": {}, "summary": {}}
     counts = {"agree": 0, "inside bracket": 0, "conservative": 0, "ANTI-CONSERVATIVE": 0, "error": 0, "unsupported": 0}

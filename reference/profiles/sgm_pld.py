@@ -102,13 +102,29 @@ SOURCE_LO = ("PLD of the bucketed (post-processed) pairs, losses rounded down on
              "composition (unverified trust base: numpy's FFT within Percival's radix-2 bound x 8)")
 
 
+def _raw(x, end: int, rnd: str):
+    """The libmp value of ``x`` at its lower (``end`` 0) or upper (1) end, never via the global mpmath precision.
+
+    ``x`` is an interval number (its ``_mpi_`` ends), an ``mpf`` or a rational; an interval end is
+    taken as it is (converting an ``ivmpf`` with ``mpmath.mpf`` would round it to nearest at the
+    caller's global precision, 53 bits by default, and could cross the bound).
+    """
+    if hasattr(x, "_mpi_"):
+        return x._mpi_[end]
+    if hasattr(x, "_mpf_"):
+        return x._mpf_
+    q = Fraction(x)
+    return libmp.from_rational(q.numerator, q.denominator, 80, rnd)
+
+
 def _up(x) -> float:
-    """A float >= the mpf x."""
-    return libmp.to_float(x._mpf_ if hasattr(x, "_mpf_") else mpmath.mpf(x)._mpf_, rnd="u")
+    """A float >= x (for an interval: >= its upper end)."""
+    return libmp.to_float(_raw(x, 1, "c"), rnd="u")
 
 
 def _dn(x) -> float:
-    return libmp.to_float(x._mpf_ if hasattr(x, "_mpf_") else mpmath.mpf(x)._mpf_, rnd="d")
+    """A float <= x (for an interval: <= its lower end)."""
+    return libmp.to_float(_raw(x, 0, "f"), rnd="d")
 
 
 def _nu(x):
