@@ -176,3 +176,20 @@ def test_crosscheck_cli_refuses_zero_workers(capsys):
 
     assert main(["crosscheck", "--peer", "opendp", "--workers", "0"]) == 2
     assert "fullyadaptive crosscheck: error:" in capsys.readouterr().err
+
+
+def test_base_executor_says_what_is_missing():
+    """The base class is not an executor: map() raises a TypeError naming the method a subclass must define."""
+    with pytest.raises(TypeError, match="must define _map"):
+        E.Executor().map(abs, [1, 2])
+
+
+def test_progress_interval_reads_the_environment(monkeypatch):
+    from reference.report import progress as RP
+
+    monkeypatch.setenv(E.INTERVAL_ENV, "0.25")
+    assert E.progress_interval() == 0.25 == RP._interval_from_env()
+    for bad in ("-1", "0", "soon"):
+        monkeypatch.setenv(E.INTERVAL_ENV, bad)
+        assert E.progress_interval() == E.DEFAULT_INTERVAL_S
+    assert RP.START_S == E.START_S and RP.INTERVAL_ENV == E.INTERVAL_ENV

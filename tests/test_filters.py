@@ -812,3 +812,11 @@ def test_budget_exceeded_pickles_and_mixed_refusal_message():
     e2 = pickle.loads(pickle.dumps(ei.value))
     assert str(e2) == str(ei.value) and e2.step == 2 and e2.reasons == ("eps",)
     assert m.history == [("zcdp", F(1, 100))]
+
+
+def test_calibrated_filter_base_says_what_is_missing():
+    """The calibrated filters' base class has no rule of its own: asking it to decide raises a TypeError."""
+    from reference.accountants.feldman2021 import _CalibratedFilter
+
+    with pytest.raises(TypeError, match="must define _admits_runs"):
+        _CalibratedFilter._admits_runs(object.__new__(_CalibratedFilter), ())

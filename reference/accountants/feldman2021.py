@@ -431,8 +431,9 @@ class _CalibratedFilter(_Accountant):
         c[eps_t] = c.get(eps_t, 0) + 1
         return tuple(sorted(c.items()))
 
-    def _admits_runs(self, runs) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _admits_runs(self, runs) -> bool:
+        """The exact decision of the calibrated rule on run-length encoded steps; each subclass defines it."""
+        raise TypeError(f"{type(self).__name__} must define _admits_runs (the calibrated filter's exact rule)")
 
     def _state_problem(self) -> str | None:
         if self._counts and not self._admits_runs(tuple(sorted(self._counts.items()))):

@@ -33,13 +33,14 @@ import time
 from typing import Any, Callable, Iterable, Sequence
 
 __all__ = ["Executor", "SerialExecutor", "PoolExecutor", "DaskExecutor", "make_executor", "add_executor_arguments",
-           "default_workers",
+           "default_workers", "progress_interval",
            "DISTRIBUTED_HINT"]
 
-#: Seconds of silence before the first progress output (as :data:`reference.report.progress.START_S`).
+#: Seconds of silence before the first progress output (also used by :mod:`reference.report.progress`).
 START_S = 2.0
-#: Seconds between two progress lines when stderr is not a terminal (as in :mod:`reference.report.progress`).
+#: Seconds between two progress lines when stderr is not a terminal (also used by :mod:`reference.report.progress`).
 DEFAULT_INTERVAL_S = 5.0
+#: Environment variable overriding :data:`DEFAULT_INTERVAL_S` (seconds, > 0).
 INTERVAL_ENV = "FULLYADAPTIVE_PROGRESS_INTERVAL"
 DISTRIBUTED_HINT = "--scheduler needs dask.distributed: pip install 'fullyadaptive[distributed]'"
 
@@ -52,7 +53,8 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _interval() -> float:
+def progress_interval() -> float:
+    """Seconds between two progress lines: :data:`INTERVAL_ENV` when it is a positive number, else the default."""
     try:
         v = float(os.environ.get(INTERVAL_ENV, DEFAULT_INTERVAL_S))
     except ValueError:
@@ -69,7 +71,7 @@ class _Progress:
         self.sink = progress if callable(progress) else None
         self.enabled = progress is not False
         self.t0 = time.monotonic()
-        self.last_line = self.t0 + START_S - _interval()  # the first line once START_S has passed
+        self.last_line = self.t0 + START_S - progress_interval()  # the first line once START_S has passed
         self.bar = None
         if self.enabled and self.sink is None and _isatty(self.stream):
             try:
@@ -92,7 +94,7 @@ class _Progress:
             self.bar.update(1)
         else:
             now = time.monotonic()
-            if now - self.last_line >= _interval() and now - self.t0 >= START_S:
+            if now - self.last_line >= progress_interval() and now - self.t0 >= START_S:
                 self.last_line = now
                 pct = 100 * self.done // self.total if self.total else 100
                 try:
@@ -137,8 +139,9 @@ class Executor:
         finally:
             bar.close()
 
-    def _map(self, fn, items: Sequence, bar: _Progress, label) -> list:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def _map(self, fn, items: Sequence, bar: _Progress, label) -> list:
+        """Run ``fn`` over ``items`` in order, counting on ``bar``; each executor defines how."""
+        raise TypeError(f"{type(self).__name__} must define _map (how it runs the tasks)")
 
     def describe(self) -> str:
         return f"{self.kind}, {self.workers} worker{'s' if self.workers != 1 else ''}"

@@ -78,7 +78,7 @@ from mpmath import libmp
 
 from ..bounds.dong2022 import phi_iv
 from ..catalog import Param, register
-from ..precision import DEFAULT_DPS, Domain, _ctx, check, check_dps, mpf_to_fraction
+from ..precision import DEFAULT_DPS, Domain, _ctx, check, check_dps, last_true, mpf_to_fraction
 from .conversions import Bracket, round_down, round_up
 
 __all__ = ["PLDComposition", "sgm_pld", "sgm_pld_delta_bracket", "sgm_pld_eps_bracket", "sgm_pld_delta",
@@ -427,16 +427,8 @@ class PLDComposition:
 
         if not ok_up(top):
             hi = mpmath.inf
-        else:
-            a, b = 0, top  # invariant: ok_up(b)
-            if ok_up(0):
-                b = 0
-            while b - a > 1:
-                mid = (a + b) // 2
-                if ok_up(mid):
-                    b = mid
-                else:
-                    a = mid
+        else:  # the first grid index with ok_up (ok_up is monotone and holds at top)
+            b = 0 if ok_up(0) else last_true(lambda j: j < top and not ok_up(j), top // 2) + 1
             hi = round_up(b * h, 30)
 
         def ok_lo(j):  # delta_lo(j h) > d
@@ -444,15 +436,8 @@ class PLDComposition:
 
         if not ok_lo(0):
             lo = mpmath.mpf(0)
-        else:
-            a, b = 0, top  # invariant: ok_lo(a), not ok_lo(b)
-            while b - a > 1:
-                mid = (a + b) // 2
-                if ok_lo(mid):
-                    a = mid
-                else:
-                    b = mid
-            lo = round_down(a * h, 30)
+        else:  # the last grid index below top with ok_lo (monotone)
+            lo = round_down(last_true(lambda j: j < top and ok_lo(j), top // 2) * h, 30)
         return Bracket("eps", lo, max(hi, lo), False, "bracket",
                        lo_source=SOURCE_LO + f" (h = 2^-{self.bits})", hi_source=SOURCE_HI + f" (h = 2^-{self.bits})")
 

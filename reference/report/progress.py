@@ -13,27 +13,16 @@ third-party package.
 """
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
 
 __all__ = ["Progress", "START_S", "DEFAULT_INTERVAL_S", "INTERVAL_ENV"]
 
-#: Seconds of silence before the first progress message.
-START_S = 2.0
-#: Seconds between two progress lines when stderr is not a terminal.
-DEFAULT_INTERVAL_S = 5.0
-#: Environment variable overriding :data:`DEFAULT_INTERVAL_S` (seconds, > 0).
-INTERVAL_ENV = "FULLYADAPTIVE_PROGRESS_INTERVAL"
-
-
-def _interval_from_env() -> float:
-    try:
-        v = float(os.environ.get(INTERVAL_ENV, DEFAULT_INTERVAL_S))
-    except ValueError:
-        return DEFAULT_INTERVAL_S
-    return v if v > 0 else DEFAULT_INTERVAL_S
+# The silence before the first message, the period of the lines and its environment variable are defined once,
+# by the executor of the layer below (reference.profiles.executor), and shared here.
+from ..profiles.executor import DEFAULT_INTERVAL_S, INTERVAL_ENV, START_S  # noqa: E402,F401
+from ..profiles.executor import progress_interval as _interval_from_env  # noqa: E402
 
 
 class Progress:
