@@ -55,32 +55,40 @@ def _truth(q, s, k, eps):
 
 
 @pytest.mark.parametrize("q,s,k,eps", [("0.01", "1.1", 1, "0.001"), ("0.1", "1", 1, "0.1"), ("0.5", "2", 1, "0.5"),
-                                       ("0.1", "1", 2, "0.2"), ("0.5", "1.5", 2, "1")])
+                                       ("0.1", "1", 2, "0.2"), ("0.5", "1.5", 2, "1"), ("1", "2", 1, "0.5")])
 def test_small_k_against_quadrature(q, s, k, eps):
+    """A second route (mpmath.quad at 40 digits) lies inside the certified bracket; the upper end is tight."""
     b = m.sgm_pld_delta_bracket(q, s, k, eps)
     t = _truth(q, s, k, eps)
-    assert b.lo <= t * (1 + mpmath.mpf(10) ** -20) and t <= b.hi * (1 + mpmath.mpf(10) ** -20), (b.lo, t, b.hi)
-    assert b.hi - t < mpmath.mpf("0.01") * t + mpmath.mpf(10) ** -12  # the upper end is tight at second order
+    assert b.lo <= t <= b.hi, (b.lo, t, b.hi)
+    assert b.hi - t < mpmath.mpf("1e-4") * t + mpmath.mpf(10) ** -15  # the split (upper) end is second order in h
+    assert t - b.lo < mpmath.mpf("0.05") * t  # the Azuma-Hoeffding (lower) end is first order in h sqrt(log)
 
 
-def test_negative_control_rounding_down_is_caught():
-    """A broken 'upper' end that rounds the losses DOWN (the lower vectors) falls below the quadrature truth."""
-    C = m.sgm_pld("0.5", "1.5", 1)
-    broken = m.PLDComposition(C.q, C.sigma, C.k, C.bits, C.P_lo, C.Q_lo, C.P_lo, C.Q_lo)
-    t = _truth("0.5", "1.5", 1, "0.5")
-    assert broken.delta_upper("0.5") < t <= C.delta_upper("0.5")
+def test_negative_control_lower_end_without_the_hoeffding_correction_is_caught():
+    """A lower end that forgets the concentration correction (t = 0, mu = 0) reads the pessimistic split law,
+    which lies ABOVE the truth: the quadrature containment test catches it."""
+    C = m.sgm_pld("0.5", "1.5", 2, eps_hint=1)
+    t = _truth("0.5", "1.5", 2, "1")
+    broken = max(C.evP._S(Fraction(1)), C.evQ._S(Fraction(1)))  # E_nu f_eps with eps' = eps: no shift, no eta
+    assert broken > F(t) >= C.delta_lower_exact(1)
+
+
+def test_negative_control_rounded_down_upper_end_is_caught():
+    """An 'upper' end read from the split law at eps + h (losses rounded down by one grid step) falls below the truth."""
+    C = m.sgm_pld("0.1", "1", 1, eps_hint="0.1")
+    t = _truth("0.1", "1", 1, "0.1")
+    assert C.delta_upper_exact(Fraction(1, 10) + C.h) < F(t) <= C.delta_upper_exact(Fraction(1, 10))
 
 
 def test_q_one_is_the_gaussian():
     # q = 1: the Gaussian mechanism, k = 10, sigma = 2: mu = sqrt(10)/2 (dong2022 Cor. 2.13, exact)
-    mu = mpmath.sqrt(10) / 2
     for eps in ("0.5", "2"):
         b = m.sgm_pld_delta_bracket(1, 2, 10, eps)
         lo = g.gdp_delta_lower(Fraction(eps), Fraction(3162277660168379, 2 * 10 ** 15), dps=20)  # mu rounded down
         hi = g.gdp_delta(Fraction(eps), Fraction(3162277660168380, 2 * 10 ** 15), dps=20)  # mu rounded up
         assert b.lo <= hi and lo <= b.hi, (b.lo, lo, hi, b.hi)
         assert b.hi - b.lo < mpmath.mpf("0.05") * hi
-    del mu
 
 
 def test_lower_below_upper_and_refinement_narrows():
@@ -93,43 +101,64 @@ def test_lower_below_upper_and_refinement_narrows():
     assert widths[1] < widths[0]
 
 
-def test_readme_example_tighter_than_rdp():
+@pytest.mark.parametrize("q,s,k,d", [("0.01", "1.1", 1000, "1e-5"), ("0.1", "1", 50, "1e-6"), ("0.02", "0.8", 300, "1e-3"),
+                                     ("0.5", "2", 20, "1e-8")])
+def test_eps_bracket_ends_are_checked_against_the_delta_ends(q, s, k, d):
+    """The definition each end bounds: delta_upper(eps_hi) <= delta and delta_lower(eps_lo) > delta; and the upper end is
+    not loose by a grid step (a dropped '+ 1' -- eps_hi one step low -- violates the first inequality)."""
+    C = m.sgm_pld(q, s, k, delta_hint=d)
+    b = C.eps_bracket(d)
+    hi, lo = F(b.hi), F(b.lo)
+    dd = Fraction(d)
+    assert C.delta_upper_exact(hi) <= dd
+    assert lo == 0 or C.delta_lower_exact(lo) > dd
+    assert C.delta_upper_exact(hi - C.h) > dd  # the mutant 'one grid step low' is not an upper bound
+    assert lo < hi and (hi - lo) / hi < Fraction(3, 100)
+
+
+def test_readme_example_tighter_than_rdp_and_one_percent_wide():
     q, s, k = "0.01", "1.1", 10000
-    old_d = sgm.sgm_delta_bracket(q, s, k, 6, dps=20)
     old_e = sgm.sgm_eps_bracket(q, s, k, "1e-5", dps=20)
-    C = m.sgm_pld(q, s, k)
-    d, e = C.delta_bracket(6), C.eps_bracket("1e-5")
-    # both are certified: they overlap, and the PLD upper ends beat the RDP conversion
-    assert d.lo <= old_d.hi and old_d.lo <= d.hi
-    assert e.lo <= old_e.hi and old_e.lo <= e.hi
-    assert d.hi < old_d.hi and e.hi < old_e.hi
-    assert e.hi < mpmath.mpf("5.3") and d.hi < mpmath.mpf("1.6e-6")
-    # check() uses the tighter ends and names the source
-    b = profile(f"subsampled-gaussian:q={q},sigma={s}x{k}", "eps", "1e-5")
-    assert b.hi == min(e.hi, old_e.hi) and b.lo == max(e.lo, old_e.lo)
-    assert "connect the dots" in b.hi_source
+    e = m.sgm_pld_eps_bracket(q, s, k, "1e-5")
+    assert e.lo <= old_e.hi and old_e.lo <= e.hi  # both certified: they overlap
+    assert e.hi < old_e.hi
+    assert (e.hi - e.lo) / e.hi <= mpmath.mpf("0.01")  # the goal: relative width <= 1%
+    assert mpmath.mpf("5.1") < e.lo < e.hi < mpmath.mpf("5.25")
 
 
-def test_interval_ends_are_converted_in_their_direction_whatever_the_global_precision():
-    """_dn/_up read an interval's own ends (never mpmath.mpf(interval), which rounds to nearest at the caller's
-    global precision); the exp(-h) factor of the hockey-stick sum is bracketed at 53 bits as at 300."""
-    from fractions import Fraction
+def test_heterogeneous_phases_sit_between_their_parts():
+    """Two phases: the composed delta is at least each phase's (dropping a phase is post-processing) and the
+    two-phase bracket's ends are consistent with the single-phase ones."""
+    a = m.sgm_pld_phases([("0.01", "1", 10)], grid_bits=10)
+    b = m.sgm_pld_phases([("0.02", "1", 10)], grid_bits=10)
+    ab = m.sgm_pld_phases([("0.01", "1", 10), ("0.02", "1", 10)], grid_bits=10)
+    for eps in (Fraction(1, 10), Fraction(1, 2)):
+        assert ab.delta_upper_exact(eps) >= max(a.delta_lower_exact(eps), b.delta_lower_exact(eps))
+        assert ab.delta_lower_exact(eps) <= ab.delta_upper_exact(eps)
+    # same phase twice = one phase with the counts added (same grid): the same composed vectors
+    aa = m.sgm_pld_phases([("0.01", "1", 10), ("0.01", "1", 10)], grid_bits=10)
+    a20 = m.sgm_pld_phases([("0.01", "1", 20)], grid_bits=10)
+    assert aa.delta_lower_exact(Fraction(1, 2)) <= a20.delta_upper_exact(Fraction(1, 2))
+    assert a20.delta_lower_exact(Fraction(1, 2)) <= aa.delta_upper_exact(Fraction(1, 2))
 
-    import mpmath
 
-    from reference.precision import _ctx
-    from reference.profiles import sgm_pld as S
+def test_requests_beyond_the_memory_budget_are_refused_at_once():
+    import time
 
-    c = _ctx(120)
-    r = c.exp(-c.mpf(1) / (1 << 12))
-    lo, hi = Fraction(r.a._mpi_[0][1]) * Fraction(2) ** r.a._mpi_[0][2], Fraction(r.b._mpi_[1][1]) * Fraction(2) ** r.b._mpi_[1][2]
-    for dps in (5, 15, 300):
-        with mpmath.workdps(dps):
-            assert Fraction(S._dn(r.a)) <= lo and Fraction(S._up(r.b)) >= hi
-            assert Fraction(S._dn(Fraction(1, 3))) <= Fraction(1, 3) <= Fraction(S._up(Fraction(1, 3)))
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match="MAX_LEN"):
+        m.sgm_pld_phases([("0.5", "0.5", 10 ** 6)], grid_bits=20)
+    with pytest.raises(ValueError, match="K_MAX"):
+        m.sgm_pld_phases([("0.01", "1", m.K_MAX), ("0.01", "1", 1)])
+    assert time.perf_counter() - t < 30
+
+
+def test_interval_ends_never_read_the_global_mpmath_precision():
+    """The engine never reads mpmath's global precision: the same exact rationals at global dps 5, 15 and 300."""
     vals = []
     for dps in (5, 15, 300):
-        S._compose.cache_clear()
+        m._compose.cache_clear()
         with mpmath.workdps(dps):
-            vals.append(S.sgm_pld_delta("0.01", "1.1", 100, "1"))
+            C = m.sgm_pld("0.01", "1.1", 100, grid_bits=9)
+            vals.append((C.delta_upper_exact("1"), C.delta_lower_exact("1")))
     assert vals[0] == vals[1] == vals[2]
