@@ -72,33 +72,40 @@ def test_steps_1_2_bucket_losses_and_the_split_masses(q, s, bits):
     for a, l in losses:
         assert a * h - mpmath.mpf(10) ** -40 <= l <= (a + 1) * h + mpmath.mpf(10) ** -40
     unit = mpmath.mpf(2) ** -F
-    for i, (v, e) in enumerate(zip(ints, exact)):
-        assert v * unit >= e - mpmath.mpf(10) ** -45, i
-        assert v * unit - e <= 3 * unit, i
     with mpmath.workdps(50):
-        assert abs(sum(exact) - (1 - mpmath.mpf(st.P.I) * unit)) < 4 * len(exact) * unit + mpmath.mpf(st.P.I) * unit
+        for i, (v, e) in enumerate(zip(ints, exact)):  # the vector holds the tilted masses P' e^(-l/2)
+            t = e * mpmath.exp(-(st.P.off + i) * h / 2)
+            assert v * unit >= t - mpmath.mpf(10) ** -45, i
+            assert v * unit - t <= 3 * unit, i
+        assert abs(sum(exact) - (1 - _m(st.P.UP))) < 4 * len(exact) * unit + _m(st.P.UP)
+
+
+def _mass(V, vals, order):
+    """P-mass (or Q-mass) of a tilted vector's window at 50 digits."""
+    sgn = 1 if order == "P" else -1
+    return sum(mpmath.mpf(x) * mpmath.exp(sgn * mpmath.mpf(V.off + i) / 2 ** (V.bits + 1)) for i, x in enumerate(vals)) / (1 << V.F)
 
 
 def test_step_3_composition_is_the_exact_convolution_rounded_up():
-    """The Kronecker/FLINT product equals a naive big-integer convolution, ceil-divided by 2^F, entry by entry;
-    E and I are propagated as documented (cut = 0 keeps every entry)."""
+    """The Kronecker/FLINT product equals a naive big-integer convolution, ceil-divided by 2^F, entry by entry (the
+    tilt commutes with convolution); the unknown-place masses are propagated as documented (zero cut)."""
     st = m._step(Fraction(1, 10), Fraction(1), 5, 60, Fraction(1, 1 << 30), 3)
     A = st.P
-    A = m._Vec(A.W, A.off, 7, A.I, A.F, 1)  # a nonzero E to follow through
-    B = m._mul(A, A, 0)
+    A = m._Vec(A.W, A.off, A.UP + Fraction(1, 10 ** 12), A.UQ + Fraction(1, 10 ** 12), A.F, 1, A.bits)
+    B = m._mul(A, A, Fraction(0), Fraction(0))
     a = _vals(A)
     naive = [0] * (2 * len(a) - 1)
     for i, x in enumerate(a):
         for j, y in enumerate(a):
             naive[i + j] += x * y
     one = 1 << A.F
-    ceil = [-((-c) // one) for c in naive]
-    assert _vals(B) == ceil and B.off == 2 * A.off
-    s = sum(a)
-    tot = s + A.E + A.I
-    assert B.I == -((-(2 * A.I * tot)) // one)
-    assert B.E == -((-(A.E * (s + A.E) + A.E * s)) // one)
-    C = m._mul(B, A, 0)  # a general (non-squaring) product agrees with the naive one too
+    assert _vals(B) == [-((-c) // one) for c in naive] and B.off == 2 * A.off
+    with mpmath.workdps(50):
+        for o, UA, UB in (("P", A.UP, B.UP), ("Q", A.UQ, B.UQ)):
+            mA = _mass(A, a, o)
+            need = _m(UA) * (mA + _m(UA)) + _m(UA) * mA
+            assert need <= _m(UB) <= need * (1 + mpmath.mpf(10) ** -9), o
+    C = m._mul(B, A, Fraction(0), Fraction(0))  # a general (non-squaring) product agrees with the naive one too
     b = _vals(B)
     naive2 = [0] * (len(b) + len(a) - 1)
     for i, x in enumerate(b):
@@ -107,15 +114,34 @@ def test_step_3_composition_is_the_exact_convolution_rounded_up():
     assert _vals(C) == [-((-c) // one) for c in naive2]
 
 
-def test_step_3_trim_moves_exactly_the_cut_mass_into_E():
+def test_step_3_trim_moves_the_cut_mass_into_the_unknown_place_counters():
     st = m._step(Fraction(1, 10), Fraction(1), 6, 60, Fraction(1, 1 << 30), 4)
-    V = m._power(st.P, 4, lambda k: 0)
-    cut = 1 << 30  # 2^-30 of mass per side
-    W, off, cm = m._trim(V.W, V.off, V.F, cut)
+    V = m._power(st.P, 4, lambda k: (Fraction(0), Fraction(0)))
+    cut = Fraction(1, 1 << 30)  # per side
+    T = m._trim(V, cut, cut)
+    assert T.n < V.n
     full = _vals(V)
-    a = off - V.off
-    kept = full[a:a + W.shape[0]]
-    assert cm == sum(full) - sum(kept) and cm <= 2 * cut
+    a = T.off - V.off
+    assert _vals(T) == full[a:a + T.n]
+    with mpmath.workdps(50):
+        out = [x if not (a <= i < a + T.n) else 0 for i, x in enumerate(full)]
+        for o, U0, U1 in (("P", V.UP, T.UP), ("Q", V.UQ, T.UQ)):
+            cutm = _mass(V, out, o)
+            assert _m(U1 - U0) >= cutm and cutm <= 2 * _m(cut) * (1 + mpmath.mpf(10) ** -6)
+
+
+def test_one_vector_carries_both_orders_exactly():
+    """The Q-order is read from the P-order vector through Q-mass = P-mass e^-loss (the split keeps every atom's
+    likelihood ratio): checked against the closed form of H(Q || P) for one step at a coarse grid."""
+    for q, s, eps in (("0.5", "1", "0.2"), ("0.9", "0.7", "1")):
+        C = m.sgm_pld(q, s, 1, grid_bits=7)
+        with mpmath.workdps(40):
+            qq, ss, e = _m(q), _m(s), _m(eps)
+            x1 = ss * ss * mpmath.log((mpmath.exp(-e) - (1 - qq)) / qq) + mpmath.mpf(1) / 2
+            Pc = (1 - qq) * mpmath.ncdf(x1 / ss) + qq * mpmath.ncdf((x1 - 1) / ss)  # P(X < x1)
+            rev = mpmath.ncdf(x1 / ss) - mpmath.exp(e) * Pc
+        assert C.evQ.lower(Fraction(eps)) <= Fraction(str(rev)) * (1 + Fraction(1, 10 ** 20)) + Fraction(1, 10 ** 30)
+        assert Fraction(str(rev)) <= C.evQ.upper(Fraction(eps)) * (1 + Fraction(1, 10 ** 20))
 
 
 def test_step_5_mu_max_against_a_dense_scan():
@@ -169,13 +195,13 @@ def test_composition_is_bit_identical():
     drift -- a different machine, BLAS or FFT library -- fails here.  (Only integers are pinned, never floats.)"""
     C = m._compose(((Fraction(1, 10), Fraction(1), 10),), 8, 60, Fraction(1, 1 << 40))
     h = hashlib.sha256()
-    for V in (C.P, C.Q):
-        h.update(np.ascontiguousarray(V.W).tobytes())
-        h.update(f"{V.off},{V.E},{V.I},{V.F}".encode())
+    V = C.V
+    h.update(np.ascontiguousarray(V.W).tobytes())
+    h.update(f"{V.off},{V.F}".encode())
     assert h.hexdigest() == PINNED_SHA256, h.hexdigest()
 
 
-PINNED_SHA256 = "c1d3cc1423d5ceb47360b12b0b3f30616f75048688e4667c0975149218d07858"
+PINNED_SHA256 = "7081e66d36694771f1fda25fd71554b415d6c69c67939680728193e7b75f90c2"
 
 
 def test_catalog_entry_is_valid_and_cites_its_proof():

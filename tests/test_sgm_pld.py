@@ -70,7 +70,7 @@ def test_negative_control_lower_end_without_the_hoeffding_correction_is_caught()
     which lies ABOVE the truth: the quadrature containment test catches it."""
     C = m.sgm_pld("0.5", "1.5", 2, eps_hint=1)
     t = _truth("0.5", "1.5", 2, "1")
-    broken = max(C.evP._S(Fraction(1)), C.evQ._S(Fraction(1)))  # E_nu f_eps with eps' = eps: no shift, no eta
+    broken = max(C.evP.S(Fraction(1)), C.evQ.S(Fraction(1)))  # E_nu f_eps with eps' = eps: no shift, no eta
     assert broken > F(t) >= C.delta_lower_exact(1)
 
 

@@ -115,6 +115,34 @@ SOURCE_LO = ("PLD of the bucketed (post-processed) pairs, randomized rounding on
              "correction (derived; cf. Gopi et al. 2021), exact integer composition (FLINT)")
 
 
+class _DetMath:
+    """Float-valued elementary functions computed by mpmath at 53 bits in a private context: the same result on every
+    machine (the C library's exp / log / erfc may differ in the last place, and a choice made from them -- a grid size,
+    a cut -- would change the digits of the result, though never its validity)."""
+
+    def __init__(self):
+        self.c = mpmath.MPContext()
+        self.c.prec = 53
+
+    def log(self, x):
+        return float(self.c.log(x))
+
+    def exp(self, x):
+        return float(self.c.exp(x)) if x < 709 else math.inf
+
+    def log1p(self, x):
+        return float(self.c.log1p(x))
+
+    def erfc(self, x):
+        return float(self.c.erfc(x))
+
+    def log2(self, x):
+        return float(self.c.log(x, 2))
+
+
+_D = _DetMath()
+
+
 def _flint():
     try:
         import flint  # python-flint: FLINT integers and Arb balls
@@ -231,49 +259,143 @@ def _ceil_shift(c: np.ndarray, F: int, L: int) -> np.ndarray:
 
 @dataclass
 class _Vec:
-    """W[i] (integer, units 2^-F) at grid index off + i; E: mass at unknown places; I: mass at +inf (upper bounds)."""
+    """Tilted masses W[i] = P-mass x e^(-l/2) = Q-mass x e^(l/2) (integers, units 2^-F) at grid loss l = (off + i) h;
+    UP, UQ: P- and Q-mass at unknown places (certified upper bounds).
+
+    The split pair keeps every atom's likelihood ratio (Q-mass = P-mass e^-l), and so does every
+    product of such pairs, so one vector carries both orders; the symmetric tilt e^(-l/2)
+    commutes with convolution (e^(-(l1 + l2)/2) = e^(-l1/2) e^(-l2/2)) and keeps the
+    amplification of the fixed-point rounding at e^(|l|/2) in either order.
+    """
 
     W: np.ndarray
     off: int
-    E: int
-    I: int  # noqa: E741
+    UP: Fraction
+    UQ: Fraction
     F: int
     steps: int
+    bits: int
 
     @property
     def n(self) -> int:
         return self.W.shape[0]
 
-    def total(self) -> int:
-        return _isum(self.W) + self.E + self.I
+
+_GT: dict = {}
 
 
-def _trim(W: np.ndarray, off: int, F: int, cut: int) -> tuple[np.ndarray, int, int]:
-    """Cut from both ends entries of total mass <= cut (each side, units 2^-F); returns (W', off', exact mass cut)."""
-    if W.shape[0] <= 1 or cut <= 0:
-        return W, off, 0
-    v = _floats(W, F) * (1 + 8 * _U)
-    lim = math.ldexp(float(cut), -F) * (1 - 1e-9)
-    cs = np.cumsum(v)
-    a = int(np.searchsorted(cs, lim, side="right"))  # entries [0, a) have float mass <= lim
-    rs = np.cumsum(v[::-1])
-    b = int(np.searchsorted(rs, lim, side="right"))  # the last b entries
-    a = min(a, W.shape[0] - 1)
-    b = min(b, W.shape[0] - 1 - a)
+def _gtable(bits: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Float lower / upper bounds on e^(-i 2^-bits), i = 0..n-1 (Arb-rounded block starts times Arb-rounded powers:
+    <= 3 roundings, bounded by 10 ulps; values below 1e-290 are bounded by 0 and 2e-290)."""
+    have = _GT.get(bits)
+    if have is not None and have[0].size >= n:
+        return have[0][:n], have[1][:n]
+    B = 256
+    m = max(n, 1 << 16)
+    nblk = -(-m // B)
+    with _Prec(80) as fl:
+        hh = fl.arb(1) / (1 << bits)
+        pw = np.array([float((-(hh * i)).exp().mid()) for i in range(B)])
+        hf = float(hh.mid())
+        bl = np.array([float((-(hh * (B * b))).exp().mid()) if B * b * hf < 700 else 0.0 for b in range(nblk)])
+    g = (bl[:, None] * pw[None, :]).reshape(-1)[:m]
+    glo = np.where(g >= 1e-290, g * (1 - 10 * _U), 0.0)
+    gup = np.where(g >= 1e-290, g * (1 + 10 * _U), 2e-290)
+    _GT[bits] = (glo, gup)
+    return glo[:n], gup[:n]
+
+
+def _rup(x: Fraction, bits: int = 64) -> Fraction:
+    """x rounded up to a dyadic rational of about ``bits`` significant bits (keeps the bounds' denominators small)."""
+    if x <= 0:
+        return Fraction(0) if x == 0 else -_rdn(-x, bits)
+    e = bits - (x.numerator.bit_length() - x.denominator.bit_length())
+    if e >= 0:
+        return Fraction(-((-x.numerator << e) // x.denominator), 1 << e)
+    return Fraction(-((-x.numerator) // (x.denominator << -e)) << -e)
+
+
+def _rdn(x: Fraction, bits: int = 64) -> Fraction:
+    """x rounded down to a dyadic rational of about ``bits`` significant bits."""
+    if x <= 0:
+        return Fraction(0) if x == 0 else -_rup(-x, bits)
+    e = bits - (x.numerator.bit_length() - x.denominator.bit_length())
+    if e >= 0:
+        return Fraction((x.numerator << e) // x.denominator, 1 << e)
+    return Fraction((x.numerator // (x.denominator << -e)) << -e)
+
+
+def _gamma(n: int) -> Fraction:
+    """A relative bound on the error of a float64 recursive (or pairwise) sum of n nonnegative terms (Higham eq. (3.5))."""
+    return Fraction(101 * (n + 2), 100) * Fraction(1, 1 << 53)
+
+
+def _exp_arb(fl, x: Fraction):
+    return _arb_q(fl, x).exp()
+
+
+def _vup(W: np.ndarray, F: int) -> np.ndarray:
+    return _floats(W, F) * (1 + 10 * _U)
+
+
+def _half(V: _Vec, n: int):
+    """Upper-bound floats of e^(-i h/2), i < n (the half-step table)."""
+    return _gtable(V.bits + 1, n)[1]
+
+
+def _mass_up(vup: np.ndarray, off: int, bits: int, order: str) -> Fraction:
+    """An upper bound on the P-mass (order 'P': sum v_i e^((off+i) h/2)) or the Q-mass ('Q': sum v_i e^(-(off+i) h/2))
+    of tilted masses v_i <= vup_i at grid indices off + i."""
+    n = vup.size
+    if n == 0:
+        return Fraction(0)
+    g = _gtable(bits + 1, n)[1]
+    if order == "P":  # e^((off+i) h/2) = e^((off+n-1) h/2) e^(-(n-1-i) h/2)
+        sm, x = float(np.cumsum(vup * g[::-1])[-1]), Fraction(off + n - 1, 1 << (bits + 1))
+    else:
+        sm, x = float(np.cumsum(vup * g)[-1]), Fraction(-off, 1 << (bits + 1))
+    with _Prec(80) as fl:
+        val = _exp_arb(fl, x) * _arb_q(fl, Fraction(sm) * (1 + _gamma(n)) * (1 + Fraction(1, 1 << 50)))
+        return _rup(_exact(fl, val)[1])
+
+
+def _trim(V: _Vec, cutP: Fraction, cutQ: Fraction) -> _Vec:
+    """Cut from both ends entries whose P-mass (<= cutP per side) and Q-mass (<= cutQ per side) are both small; certified
+    upper bounds on the P- and Q-mass of the cut entries move into UP, UQ (a float choice of the cut, never trusted)."""
+    W, off, F, bits = V.W, V.off, V.F, V.bits
+    n = W.shape[0]
+    if n <= 1 or cutP <= 0 or cutQ <= 0:
+        return V
+    v = _vup(W, F)
+    g = _gtable(bits + 1, n)[1]
+    hh = 2.0 ** -(bits + 1)
+
+    def lim(cut: Fraction, x: float) -> float:  # compare sum v g with cut e^(-x) (float choice only)
+        lg = _D.log(cut.numerator) - _D.log(cut.denominator) - x
+        return _D.exp(lg) * (1 - 1e-9) if lg < 700 else math.inf
+
+    wP = v * g[::-1]  # P-mass / e^((off+n-1) h/2)
+    wQ = v * g  # Q-mass / e^(-off h/2)
+    limP, limQ = lim(cutP, (off + n - 1) * hh), lim(cutQ, -off * hh)
+    a = min(int(np.searchsorted(np.cumsum(wP), limP, side="right")), int(np.searchsorted(np.cumsum(wQ), limQ, side="right")))
+    b = min(int(np.searchsorted(np.cumsum(wP[::-1]), limP, side="right")),
+            int(np.searchsorted(np.cumsum(wQ[::-1]), limQ, side="right")))
+    a = min(a, n - 1)
+    b = min(b, n - 1 - a)
     if a == 0 and b == 0:
-        return W, off, 0
-    cutm = _isum(W[:a]) + _isum(W[W.shape[0] - b:])
-    if cutm > 2 * cut:  # the float decision is never trusted: fall back to no cut (does not happen)
-        return W, off, 0
-    return W[a:W.shape[0] - b].copy(), off + a, cutm
+        return V
+    cp = _mass_up(v[:a], off, bits, "P") + _mass_up(v[n - b:], off + n - b, bits, "P")
+    cq = _mass_up(v[:a], off, bits, "Q") + _mass_up(v[n - b:], off + n - b, bits, "Q")
+    return _Vec(W[a:n - b].copy(), off + a, _rup(V.UP + cp), _rup(V.UQ + cq), F, V.steps, bits)
 
 
-def _mul(A: _Vec, B: _Vec, cut: int) -> _Vec:
-    """The exact product A * B rounded up entrywise to multiples of 2^-F, tails of mass <= cut moved into E.
+def _mul(A: _Vec, B: _Vec, cutP: Fraction, cutQ: Fraction) -> _Vec:
+    """The exact product A * B rounded up entrywise to multiples of 2^-F, then trimmed (see :func:`_trim`).
 
     Kronecker substitution: each vector becomes one integer with a field of ``fb`` bytes per
     entry, wide enough that no product coefficient (< 2^(2F+2) min(nA, nB)) reaches the next
-    field; FLINT multiplies the integers exactly and the fields are read back.
+    field; FLINT multiplies the integers exactly and the fields are read back.  Unknown-place
+    mass: U_new >= U_A (M_B + U_B) + U_B M_A (M: the certified mass of the window), for P and Q.
     """
     fl = _flint()
     F = A.F
@@ -294,19 +416,15 @@ def _mul(A: _Vec, B: _Vec, cut: int) -> _Vec:
     raw = np.frombuffer(int(prod).to_bytes(n * fb, "little"), dtype=np.uint8).reshape(n, fb)
     C8 = np.zeros((n, 8 * Lf), dtype=np.uint8)
     C8[:, :fb] = raw
-    C = C8.view(np.uint64).reshape(n, Lf)
-    W = _ceil_shift(C, F, L)
-    sA, sB = _isum(A.W), _isum(B.W)
-    tA, tB = sA + A.E + A.I, sB + B.E + B.I
-    one = 1 << F
-
-    def cdiv(x):
-        return -((-x) // one)
-
-    I = cdiv(A.I * tB + B.I * tA)  # noqa: E741
-    E = cdiv(A.E * (sB + B.E) + B.E * sA)
-    W, off, cm = _trim(W, A.off + B.off, F, cut)
-    return _Vec(W, off, E + cm, I, F, A.steps + B.steps)
+    W = _ceil_shift(C8.view(np.uint64).reshape(n, Lf), F, L)
+    va = _vup(A.W, F)
+    vb = va if A is B else _vup(B.W, F)
+    U = []
+    for o, UA, UB in (("P", A.UP, B.UP), ("Q", A.UQ, B.UQ)):
+        mA = _mass_up(va, A.off, A.bits, o)
+        mB = mA if A is B else _mass_up(vb, B.off, B.bits, o)
+        U.append(_rup(UA * (mB + UB) + UB * mA))
+    return _trim(_Vec(W, A.off + B.off, U[0], U[1], F, A.steps + B.steps, A.bits), cutP, cutQ)
 
 
 def _power(V: _Vec, k: int, cut_fn) -> _Vec:
@@ -314,26 +432,22 @@ def _power(V: _Vec, k: int, cut_fn) -> _Vec:
     base = V
     while True:
         if k & 1:
-            result = base if result is None else _mul(result, base, cut_fn(result.steps + base.steps))
+            result = base if result is None else _mul(result, base, *cut_fn(result.steps + base.steps))
         k >>= 1
         if not k:
             return result
-        base = _mul(base, base, cut_fn(2 * base.steps))
+        base = _mul(base, base, *cut_fn(2 * base.steps))
 
-
-# ---------------------------------------------------------------------------
-# One step: bucket masses in Arb -> the split (pessimistic) vectors of both orders
-# ---------------------------------------------------------------------------
 
 def _lx(q: float, s: float, x: float) -> float:
     t = (2 * x - 1) / (2 * s * s)
     if q == 1:
         return t
-    return math.log1p(-q + q * math.exp(t)) if t < 700 else math.log(q) + t
+    return _D.log1p(-q + q * _D.exp(t)) if t < 700 else _D.log(q) + t
 
 
 def _sf(z: float) -> float:
-    return 0.5 * math.erfc(z / math.sqrt(2))
+    return 0.5 * _D.erfc(z / math.sqrt(2))
 
 
 def _x_of_tail(q: float, s: float, eta: float) -> float:
@@ -354,7 +468,6 @@ def _x_of_low_tail(s: float, eta: float) -> float:
 @dataclass
 class _Step:
     P: _Vec
-    Q: _Vec
     piP: tuple[Fraction, Fraction]  # P(fine region) enclosure
     piQ: tuple[Fraction, Fraction]
     buckets: int
@@ -368,7 +481,7 @@ def _bucket_range(q: Fraction, s: Fraction, bits: int, tail: Fraction, K: int) -
     x_top = _x_of_tail(qf, sf, eta)
     jt = max(math.ceil(_lx(qf, sf, x_top) / h) + 1, 1)
     if q < 1:
-        j0 = math.floor(math.log1p(-qf) / h)
+        j0 = math.floor(_D.log1p(-qf) / h)
     else:
         j0 = math.floor(_lx(qf, sf, _x_of_low_tail(sf, eta)) / h) - 1
     return j0, max(jt, j0 + 1)
@@ -389,7 +502,7 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int) -
         hh = arb(1) / (1 << bits)
         if q < 1:
             # the largest grid index at or below the infimum log(1 - q) of the loss (decided in Arb)
-            j0 = math.floor(math.log1p(-qf) / h)
+            j0 = math.floor(_D.log1p(-qf) / h)
             while True:
                 v = (arb(j0 + 1) * hh).exp()
                 if v < one_q:  # certainly below: move up
@@ -433,10 +546,11 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int) -
         ej = (arb(j0) * hh).exp()
         prev = sfs(ej, j0)
         bottom = prev
-        pvals = [0] * (nb + 1)  # P-PLD upper masses at grid j0 .. jt
-        qvals = [0] * (nb + 1)  # Q-PLD upper masses at Q-loss -jt .. -j0 (index jt - j)
+        pvals = [0] * (nb + 1)  # tilted masses P' e^(-l/2) at grid j0 .. jt
         em_a = (-(arb(j0) * hh)).exp()
         emh = (-hh).exp()
+        t_a = (-(arb(j0) * hh) / 2).exp()  # e^(-a h/2)
+        th = (-hh / 2).exp()
         scale = arb(1 << F)
         for i in range(nb):
             ej = ej * eh
@@ -444,28 +558,23 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int) -
             PB = prev[0] - cur[0]
             QB = prev[1] - cur[1]
             em_b = em_a * emh
+            t_b = t_a * th
             pb_ = (em_a * PB - QB) * scale / (em_a - em_b)
-            pa_ = PB * scale - pb_
-            pvals[i] += _ceil_fix(pa_)
-            pvals[i + 1] += _ceil_fix(pb_)
-            qvals[nb - i] += _ceil_fix(pa_ * em_a)
-            qvals[nb - i - 1] += _ceil_fix(pb_ * em_b)
+            pvals[i] += _ceil_fix((PB * scale - pb_) * t_a)
+            pvals[i + 1] += _ceil_fix(pb_ * t_b)
             prev = cur
-            em_a = em_b
+            em_a, t_a = em_b, t_b
         top = prev
-        # tails: P-order top tail -> +inf; its Q-mass moved up onto the top Q-grid value -jt
-        IP = _ceil_fix(top[0] * scale)
-        qvals[0] += _ceil_fix(top[1] * scale)
-        IQ = 0
-        if q == 1:  # bottom tail: P-losses moved up onto j0; Q-losses above -j0 -> +inf
-            pvals[0] += _ceil_fix((1 - bottom[0]) * scale)
-            IQ = _ceil_fix((1 - bottom[1]) * scale)
+        # tails (the top one; for q = 1 also the bottom one): P- and Q-mass at unknown places
+        UP = _rup(_exact(fl, top[0])[1])
+        UQ = _rup(_exact(fl, top[1])[1])
+        if q == 1:
+            UP = _rup(UP + _exact(fl, 1 - bottom[0])[1])
+            UQ = _rup(UQ + _exact(fl, 1 - bottom[1])[1])
         piP = _exact(fl, bottom[0] - top[0])
         piQ = _exact(fl, bottom[1] - top[1])
     L = -(-(F + 2) // 64)
-    Pv = _Vec(_to_limbs(pvals, L), j0, 0, IP, F, 1)
-    Qv = _Vec(_to_limbs(qvals, L), -jt, 0, IQ, F, 1)
-    return _Step(Pv, Qv, piP, piQ, nb)
+    return _Step(_Vec(_to_limbs(pvals, L), j0, UP, UQ, F, 1, bits), piP, piQ, nb)
 
 
 def mu_max(bits: int) -> tuple[Fraction, Fraction]:
@@ -483,88 +592,67 @@ def mu_max(bits: int) -> tuple[Fraction, Fraction]:
 # Evaluation (docstring steps 4-6)
 # ---------------------------------------------------------------------------
 
-class _Eval:
-    """Suffix sums of one composed vector, for O(1) upper / lower hockey-stick evaluations."""
+class _View:
+    """One order of the composed law as float bounds a_lo <= a <= a_up of its masses / S at grid indices base + i
+    (S = e^x, x exact), with suffix sums for O(1) upper / lower hockey-stick evaluations (docstring steps 4-6)."""
 
-    def __init__(self, V: _Vec, bits: int, pi_lo: Fraction, mu: Fraction, K: int):
-        self.V, self.bits, self.K = V, bits, K
+    def __init__(self, alo: np.ndarray, aup: np.ndarray, base: int, x: Fraction, U: Fraction, R, mu: Fraction, K: int,
+                 bits: int):
+        self.base, self.x, self.U, self._R, self.mu, self.K, self.bits = base, x, U, R, mu, K, bits
         self.h = Fraction(1, 1 << bits)
-        F = V.F
-        n = V.n
-        v = _floats(V.W, F)
-        rel = 10 * _U
-        self.vup = v * (1 + rel)
-        self.vlo = v * (1 - rel)
-        # g_j = e^(-(j) h) relative to the offset: g[i] = exp(-i h), i = 0..n-1, from Arb blocks (3 ulps)
-        B = 256
-        nblk = -(-n // B)
-        with _Prec(80) as fl:
-            hh = fl.arb(1) / (1 << bits)
-            pw = np.array([float((-(hh * i)).exp().mid()) for i in range(B)])
-            bl = np.array([float((-(hh * (B * b))).exp().mid()) if B * b * float(hh.mid()) < 700 else 0.0 for b in range(nblk)])
-        g = (bl[:, None] * pw[None, :]).reshape(-1)[:n]
-        g = np.where(g < 1e-290, 0.0, g)
-        self.glo = g * (1 - 10 * _U)
-        self.gup = np.where(g > 0, g * (1 + 10 * _U), 2e-290)
-        # suffix sums (sequential, deterministic), index i -> sum_{i' >= i}; an extra 0 at n
-        self.s_vup = np.append(np.cumsum(self.vup[::-1])[::-1], 0.0)
-        self.s_vlo = np.append(np.cumsum(self.vlo[::-1])[::-1], 0.0)
-        self.s_glo = np.append(np.cumsum((self.vlo * self.glo)[::-1])[::-1], 0.0)
-        self.s_gup = np.append(np.cumsum((self.vup * self.gup)[::-1])[::-1], 0.0)
-        self.err = 1.01 * (n + 2) * _U  # Higham's gamma for a recursive sum of nonnegative terms
-        one = Fraction(1, 1 << F)
-        self.E = V.E * one
-        self.I = V.I * one
-        self.R = pi_lo - self.E - _isum(V.W) * one  # pi^K - E - sum W (a lower bound)
-        self.mu = mu
+        n = self.n = alo.size
+        glo, gup = _gtable(bits, n)
+        two = 1 - 2 * _U, 1 + 2 * _U  # one more rounding in each product
+        self.s_up = np.append(np.cumsum(aup[::-1])[::-1], 0.0)
+        self.s_lo = np.append(np.cumsum(alo[::-1])[::-1], 0.0)
+        self.s_glo = np.append(np.cumsum((alo * glo * two[0])[::-1])[::-1], 0.0)
+        self.s_gup = np.append(np.cumsum((aup * gup * two[1])[::-1])[::-1], 0.0)
+        self.err = _gamma(n)
+
+    @property
+    def R(self) -> Fraction:
+        if callable(self._R):
+            self._R = self._R()
+        return self._R
 
     def _J(self, eps: Fraction) -> int:
         """The first array index whose grid loss exceeds eps."""
-        return max(0, min(self.V.n, math.floor(eps / self.h) + 1 - self.V.off))
+        return max(0, min(self.n, math.floor(eps / self.h) + 1 - self.base))
 
     def upper(self, eps: Fraction) -> Fraction:
-        """sum_{j h > eps} W_j f_eps(j h) + E + I, rounded up (an exact rational)."""
+        """S sum_{j h > eps} a_j f_eps(j h) + U, rounded up (an exact rational)."""
         i = self._J(eps)
-        s1 = Fraction(float(self.s_vup[i])) * (1 + Fraction(self.err))
-        s2 = Fraction(float(self.s_glo[i])) * (1 - Fraction(self.err))
+        s1 = Fraction(float(self.s_up[i])) * (1 + self.err)
+        s2 = Fraction(float(self.s_glo[i])) * (1 - self.err)
         with _Prec(96) as fl:
-            x = eps - self.V.off * self.h
-            e = (_arb_q(fl, x)).exp()
-            val = _arb_q(fl, s1) - e * _arb_q(fl, s2)
+            val = _exp_arb(fl, self.x) * (_arb_q(fl, s1) - _exp_arb(fl, eps - self.base * self.h) * _arb_q(fl, s2))
             hi = _exact(fl, val)[1]
-        return max(hi, Fraction(0)) + self.E + self.I
+        return _rup(max(hi, Fraction(0)) + self.U)
 
-    def _S(self, eps1: Fraction) -> Fraction:
-        """A lower bound on E_nu^K f_eps1(S) (docstring step 5; any cut index m is valid)."""
-        n = self.V.n
+    def S(self, eps1: Fraction) -> Fraction:
+        """A lower bound on E_nu^K f_eps1 (docstring step 5; any cut index m gives a valid bound)."""
+        n = self.n
         J = self._J(eps1)
         if J >= n:
             return Fraction(0)
-        # m: the last index with R + T_W(m + 1) >= 0 (float choice)
-        need = -float(self.R) if self.R < 0 else -1.0
-        tail = self.s_vlo  # T_W lower bounds (before the relative error factor)
+        R = self.R
         m = n - 1
-        if need > 0:
-            # largest m with tail[m + 1] >= need (tail nonincreasing)
-            k = int(np.searchsorted(-tail, -need, side="right")) - 1  # last index with tail >= need
+        if R < 0:
+            with _Prec(64) as fl:  # float choice of m: the last index with R + S T(m + 1) >= 0
+                need = float((_arb_q(fl, -R) / _exp_arb(fl, self.x)).mid())
+            k = int(np.searchsorted(-self.s_lo, -need, side="right")) - 1
             m = max(J, min(n - 1, k - 1))
+        lo_f, hi_f = 1 - self.err, 1 + self.err
+        s1 = Fraction(float(self.s_lo[J])) * lo_f - Fraction(float(self.s_lo[m + 1])) * hi_f
+        s2 = Fraction(float(self.s_gup[J])) * hi_f - Fraction(float(self.s_glo[m + 1])) * lo_f
+        T = Fraction(float(self.s_lo[m + 1])) * lo_f
         with _Prec(96) as fl:
-            a = fl.arb
-            e = Fraction(1) - Fraction(self.err)
-            ep = Fraction(1) + Fraction(self.err)
-            s1 = Fraction(float(self.s_vlo[J])) * e - Fraction(float(self.s_vlo[m + 1])) * ep
-            s2 = Fraction(float(self.s_gup[J])) * ep - Fraction(float(self.s_glo[m + 1])) * e
-            x = eps1 - self.V.off * self.h
-            E_ = _arb_q(fl, x).exp()
-            part = _arb_q(fl, s1) - E_ * _arb_q(fl, s2)
-            fm = 1 - (_arb_q(fl, eps1 - (self.V.off + m) * self.h)).exp()
-            if fm < 0:
-                fm = a(0)
-            T = Fraction(float(self.s_vlo[m + 1])) * e
-            extra = fm * _arb_q(fl, self.R + T)
-            val = part + extra
+            Sx = _exp_arb(fl, self.x)
+            part = Sx * (_arb_q(fl, s1) - _exp_arb(fl, eps1 - self.base * self.h) * _arb_q(fl, s2))
+            fm = 1 - _exp_arb(fl, eps1 - (self.base + m) * self.h)
+            val = part + fm * (_arb_q(fl, R) + Sx * _arb_q(fl, T))
             lo = _exact(fl, val)[0]
-        return max(lo, Fraction(0))
+        return _rdn(max(lo, Fraction(0)))
 
     def lower(self, eps: Fraction) -> Fraction:
         """max over t of S(eps + K mu + t) - exp(-2 t^2/(K h^2)), rounded down (an exact rational)."""
@@ -572,15 +660,44 @@ class _Eval:
         base = eps + self.K * self.mu
         hk = float(self.h) * math.sqrt(self.K)
         for lg in (2, 4, 6, 8, 10, 13, 16, 20, 25, 30, 40):
-            t = Fraction(hk * math.sqrt(lg * math.log(10) / 2)).limit_denominator(1 << 40)
-            S = self._S(base + t)
-            if S <= best:
+            t = Fraction(hk * math.sqrt(lg * 2.302585092994046 / 2)).limit_denominator(1 << 40)
+            Sv = self.S(base + t)
+            if Sv <= best:
                 continue
             with _Prec(96) as fl:
                 eta = (-2 * _arb_q(fl, t * t / (self.K * self.h * self.h))).exp()
                 eta_hi = _exact(fl, eta)[1]
-            best = max(best, S - eta_hi)
+            best = max(best, Sv - eta_hi)
         return best
+
+
+def _views(V: _Vec, pi: tuple[Fraction, Fraction], mus: tuple[Fraction, Fraction], K: int) -> tuple[_View, _View]:
+    """The P-order and Q-order views of one composed tilted vector: P-mass = W e^(l/2), Q-mass = W e^(-l/2)."""
+    F, bits, n, off = V.F, V.bits, V.n, V.off
+    v = _floats(V.W, F)
+    vup, vlo = v * (1 + 10 * _U), v * (1 - 10 * _U)
+    glo, gup = _gtable(bits + 1, n)
+    two = 1 - 2 * _U, 1 + 2 * _U
+
+    def R(order):
+        # pi^K - U - (mass of the window): the window's mass certified by FLINT/Arb (exact integers at a ball point)
+        def f():
+            fl = _flint()
+            vals = sum(V.W[:, l].astype(object) << (64 * l) for l in range(V.W.shape[1])).tolist()
+            sign = 1 if order == "P" else -1
+            with _Prec(max(128, F + 64)) as f2:
+                r = (f2.arb(sign) / (1 << (bits + 1))).exp()
+                tot = fl.fmpz_poly(vals)(r) * _exp_arb(f2, Fraction(sign * off, 1 << (bits + 1))) / (1 << F)
+                p, U = (pi[0], V.UP) if order == "P" else (pi[1], V.UQ)
+                return _rdn(p - U - _exact(f2, tot)[1], 128)
+        return f
+
+    # P-view: a_i = W_i e^(-(n-1-i) h/2), S = e^((off+n-1) h/2); Q-view (reversed): W_j e^(-(j-off) h/2), S = e^(-off h/2)
+    P_ = _View(vlo * glo[::-1] * two[0], vup * gup[::-1] * two[1], off, Fraction(off + n - 1, 1 << (bits + 1)), V.UP,
+               R("P"), mus[0], K, bits)
+    Q_ = _View((vlo * glo * two[0])[::-1].copy(), (vup * gup * two[1])[::-1].copy(), -(off + n - 1),
+               Fraction(-off, 1 << (bits + 1)), V.UQ, R("Q"), mus[1], K, bits)
+    return P_, Q_
 
 
 # ---------------------------------------------------------------------------
@@ -600,10 +717,9 @@ class PLDComposition:
     bits: int
     F: int
     tail: Fraction
-    P: _Vec
-    Q: _Vec
-    evP: _Eval = field(repr=False)
-    evQ: _Eval = field(repr=False)
+    V: _Vec = field(repr=False)
+    evP: _View = field(repr=False)
+    evQ: _View = field(repr=False)
 
     @property
     def h(self) -> Fraction:
@@ -620,6 +736,10 @@ class PLDComposition:
     @property
     def sigma(self):
         return self.phases[0][1] if len(self.phases) == 1 else None
+
+    def _top(self) -> Fraction:
+        """A grid loss above every entry of both views (delta_upper there is the unknown-place mass only)."""
+        return Fraction(max(self.evP.base + self.evP.n, self.evQ.base + self.evQ.n, 0) + 1) * self.h
 
     def _tag(self) -> str:
         return f" (h = 2^-{self.bits}, F = {self.F}, engine {ENGINE_VERSION})"
@@ -648,7 +768,7 @@ class PLDComposition:
     def eps_upper_exact(self, delta) -> Fraction | None:
         """The least eps (to 2^-40 relative, a dyadic rational) with delta_upper(eps) <= delta; None if none below the grid top."""
         d = check("delta", delta, U01)
-        top = Fraction(max(self.P.off + self.P.n, self.Q.off + self.Q.n) + 1) * self.h
+        top = self._top()
         if self.delta_upper_exact(top) > d:
             return None
         if self.delta_upper_exact(0) <= d:
@@ -670,7 +790,7 @@ class PLDComposition:
         d = check("delta", delta, U01)
         if not self.delta_lower_exact(0) > d:
             return Fraction(0)
-        top = Fraction(max(self.P.off + self.P.n, self.Q.off + self.Q.n) + 1) * self.h
+        top = self._top()
         lo, hi = Fraction(0), top  # low(lo) > d, low(hi) <= d (delta_lower(top) = 0)
         while hi - lo > max(lo, Fraction(1, 1 << 20)) * Fraction(1, 1 << 40):
             mid = (lo + hi) / 2
@@ -694,10 +814,9 @@ class PLDComposition:
 
     def certificate(self) -> dict:
         """What the bracket rests on: grid, fixed point, tail budget, E and I of each order, steps."""
-        one = Fraction(1, 1 << self.F)
         return {"engine": ENGINE_VERSION, "phases": [[str(q), str(s), k] for q, s, k in self.phases], "bits": self.bits,
-                "F": self.F, "tail": str(self.tail), "P": {"len": self.P.n, "E": float(self.P.E * one), "I": float(self.P.I * one)},
-                "Q": {"len": self.Q.n, "E": float(self.Q.E * one), "I": float(self.Q.I * one)}}
+                "F": self.F, "tail": str(self.tail), "length": self.V.n, "offset": self.V.off,
+                "unknown_P_mass": float(self.V.UP), "unknown_Q_mass": float(self.V.UQ)}
 
 
 def _parse_phases(phases) -> tuple:
@@ -717,14 +836,12 @@ def _parse_phases(phases) -> tuple:
 
 def _sd_estimate(q: float, s: float) -> tuple[float, float]:
     """Float mean and standard deviation of one step's P-privacy loss (choice only)."""
-    xs = np.linspace(-12 * s, 1 + 12 * s, 4001)
-    dx = xs[1] - xs[0]
-    p = (1 - q) * np.exp(-xs ** 2 / (2 * s * s)) + q * np.exp(-(xs - 1) ** 2 / (2 * s * s))
-    p = p / p.sum()
-    l = np.array([_lx(q, s, x) for x in xs])
-    m = float((p * l).sum())
-    v = float((p * (l - m) ** 2).sum())
-    del dx
+    xs = [-12 * s + (1 + 24 * s) * i / 600 for i in range(601)]
+    p = [(1 - q) * _D.exp(-x * x / (2 * s * s)) + q * _D.exp(-(x - 1) ** 2 / (2 * s * s)) for x in xs]
+    tot = math.fsum(p)
+    l = [_lx(q, s, x) for x in xs]
+    m = math.fsum(pi * li for pi, li in zip(p, l)) / tot
+    v = math.fsum(pi * (li - m) ** 2 for pi, li in zip(p, l)) / tot
     return m, math.sqrt(max(v, 1e-300))
 
 
@@ -734,8 +851,8 @@ def choose_bits(phases, eps_scale: float, precision=DEFAULT_PRECISION, delta: fl
     K = sum(int(p[2]) for p in phases)
     eta = max(min(delta, 0.1) * 1e-3, 1e-300)
     t_target = 0.8 * float(precision) * max(eps_scale, 1e-3)
-    h = t_target / math.sqrt(K * math.log(1 / eta) / 2)
-    bits = int(min(20, max(6, math.ceil(-math.log2(h)))))
+    h = t_target / math.sqrt(K * -_D.log(eta) / 2)
+    bits = int(min(20, max(6, math.ceil(-_D.log2(h)))))
     span = _span(phases)
     while bits > 6 and span * 2 ** bits > MAX_LEN / 2:
         bits -= 1
@@ -749,40 +866,29 @@ def _span(phases) -> float:
     for q, s, k in phases:
         _, sd = _sd_estimate(float(q), float(s))
         var += int(k) * sd * sd
-        rng = max(rng, _lx(float(q), float(s), 1 + 9 * float(s)) - math.log1p(-min(float(q), 0.999999)))
+        rng = max(rng, _lx(float(q), float(s), 1 + 9 * float(s)) - _D.log1p(-min(float(q), 0.999999)))
     return 20 * math.sqrt(var) + rng + 4
-
-
-def _compose_key(phases, bits, F, tail):
-    return (phases, bits, F, tail)
 
 
 @lru_cache(maxsize=8)
 def _compose(phases: tuple, bits: int, F: int, tail: Fraction) -> PLDComposition:
     K = sum(p[2] for p in phases)
-    tail_fix = int(tail * (1 << F))
     steps = [_step(q, s, bits, F, tail, K) for q, s, _ in phases]
-    for st, (q, s, k) in zip(steps, phases):
-        if st.buckets * 1 > MAX_LEN:
-            raise ValueError(f"grid too fine for q = {q}, sigma = {s}")
-    cut_fn = lambda m: max(tail_fix * m // (64 * K), 0)  # noqa: E731  (per product, per side)
-    outs = []
-    for order in ("P", "Q"):
-        acc = None
-        for st, (_, _, k) in zip(steps, phases):
-            V = st.P if order == "P" else st.Q
-            V0, off0, c0 = _trim(V.W, V.off, F, cut_fn(1))
-            V = _Vec(V0, off0, V.E + c0, V.I, F, 1)
-            Vk = _power(V, k, cut_fn)
-            acc = Vk if acc is None else _mul(acc, Vk, cut_fn(acc.steps + Vk.steps))
-            if acc.n > MAX_LEN:
-                raise ValueError(f"the composed vector needs {acc.n} grid values (more than MAX_LEN = {MAX_LEN}); "
-                                 f"use a coarser grid")
-        outs.append(acc)
-    muP, muQ = mu_max(bits)
-    evP = _Eval(outs[0], bits, _pow_lo(steps, phases, "P"), muP, K)
-    evQ = _Eval(outs[1], bits, _pow_lo(steps, phases, "Q"), muQ, K)
-    return PLDComposition(phases, bits, F, tail, outs[0], outs[1], evP, evQ)
+
+    def cut_fn(m):  # per product and side: the budget of a vector of m steps (its cut mass grows ~K/m times)
+        c = _rdn(tail * m / (64 * K))
+        return c, c
+
+    acc = None
+    for st, (_, _, k) in zip(steps, phases):
+        V = _trim(st.P, *cut_fn(1))
+        Vk = _power(V, k, cut_fn)
+        acc = Vk if acc is None else _mul(acc, Vk, *cut_fn(acc.steps + Vk.steps))
+        if acc.n > MAX_LEN:
+            raise ValueError(f"the composed vector needs {acc.n} grid values (more than MAX_LEN = {MAX_LEN}); "
+                             f"use a coarser grid")
+    evP, evQ = _views(acc, (_pow_lo(steps, phases, "P"), _pow_lo(steps, phases, "Q")), mu_max(bits), K)
+    return PLDComposition(phases, bits, F, tail, acc, evP, evQ)
 
 
 def _pow_lo(steps, phases, order) -> Fraction:
@@ -798,11 +904,12 @@ def _pow_lo(steps, phases, order) -> Fraction:
 
 
 def _fix_bits(phases, bits: int, tail: Fraction) -> int:
-    """The fixed point F: the rounding junk (about 4 K n1 2^-F, n1 the step's length) at most tail / 4, F in [56, 118]."""
+    """The fixed point F: the rounding junk (about 4 K n1 2^-F, n1 the step's length, amplified by at most e^(|l|/2) at
+    the window's ends) at most tail / 4; F in [56, 126] (a float choice: tightness and cost only)."""
     K = sum(p[2] for p in phases)
     n1 = max(_bucket_range(q, s, bits, tail, K)[1] - _bucket_range(q, s, bits, tail, K)[0] + 2 for q, s, _ in phases)
-    need = math.log2(16 * K * n1 / float(tail))
-    return int(min(118, max(56, math.ceil(need))))
+    need = _D.log2(16 * K * n1) - _D.log2(tail) + min(40.0, _span(phases) / 2 / (2 * 0.6931471805599453))
+    return int(min(126, max(56, math.ceil(need))))
 
 
 def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, precision=DEFAULT_PRECISION,
@@ -829,24 +936,34 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
         if span * 2 ** bits > MAX_LEN:
             raise ValueError(f"grid_bits = {bits} needs about {int(span * 2 ** bits)} grid values for this run (more than "
                              f"MAX_LEN = {MAX_LEN}, the memory budget); use grid_bits <= "
-                             f"{max(4, int(math.floor(math.log2(MAX_LEN / span))))}")
+                             f"{max(4, int(math.floor(_D.log2(MAX_LEN / span))))}")
     if tail is None:
         # the budget of cut and tail mass: 1e-5 of the requested delta (2^-60 for a delta(eps) request), dyadic
         tl = 2.0 ** -60 if d is None else min(2.0 ** -30, d * 1e-5)
-        tl = Fraction(1, 1 << min(1000, math.ceil(-math.log2(tl)))) if tl > 0 else Fraction(1, 1 << 1000)
+        tl = Fraction(1, 1 << min(1000, math.ceil(-_D.log2(tl)))) if tl > 0 else Fraction(1, 1 << 1000)
     else:
         tl = check("tail", tail, U01)
     return _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
 
 
-def _eps_guess(ph, delta: float) -> float:
-    """A float estimate of eps(delta) from the summed integer-order RDP curve (choice only)."""
-    from . import subsampled_gaussian as sgm
+def _rdp_guess(q: float, s: float, a: int) -> float:
+    """The SGM's Renyi divergence at integer order a (binomial expansion, Mironov-Talwar-Zhang 2019 Sec. 3.3) in
+    deterministic 53-bit arithmetic (a choice only)."""
+    c = _D.c
+    if q >= 1:
+        return a / (2 * s * s)
+    terms = [c.log(c.binomial(a, j)) + (a - j) * c.log1p(-q) + j * c.log(q) + (j * j - j) / (2 * s * s) for j in range(a + 1)]
+    m = max(terms)
+    return float((m + c.log(c.fsum(c.exp(t - m) for t in terms))) / (a - 1))
 
+
+def _eps_guess(ph, delta: float) -> float:
+    """A float estimate of eps(delta) from the summed integer-order RDP curve (a choice only)."""
     best = math.inf
+    ld = -_D.log(delta)
     for a in (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256):
-        r = sum(k * sgm.sgm_rdp_float(float(q), float(s), a) for q, s, k in ph)
-        best = min(best, r + math.log(1 / delta) / (a - 1))
+        r = sum(int(k) * _rdp_guess(float(q), float(s), a) for q, s, k in ph)
+        best = min(best, r + ld / (a - 1))
     return best if math.isfinite(best) else 1.0
 
 
