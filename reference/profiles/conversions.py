@@ -19,12 +19,13 @@ from typing import Callable, Sequence
 
 import mpmath
 from mpmath import libmp
+from mpmath.ctx_mp import MPContext
 
 from ..bounds.classical import rdp_to_dp_delta_cks, rdp_to_dp_eps_improved
 from ..precision import rational, DEFAULT_DPS, certified, mpf_to_fraction
 
 __all__ = ["Bracket", "enclose", "invert_decreasing", "integer_order_eps", "integer_order_delta",
-           "round_up", "round_down"]
+           "round_up", "round_down", "golden_section_grid", "continuous_order_eps", "continuous_order_delta"]
 
 _F, _C = libmp.round_floor, libmp.round_ceiling
 
@@ -225,3 +226,107 @@ def integer_order_delta(curve_upper: Callable[[int, int], mpmath.mpf], curve_flo
 def certified_const(q: Fraction, direction: str, dps: int) -> mpmath.mpf:
     """The rational ``q`` rounded once in ``direction``."""
     return rational(q, direction, dps)
+
+
+# ---------------------------------------------------------------------------
+# RDP at continuous (rational) orders -> DP: a deterministic search, certified at the order found
+# ---------------------------------------------------------------------------
+
+_MODEL_CTX = MPContext()  # private 64-bit context for the search objective (pure-integer arithmetic: the same on every machine)
+_MODEL_CTX.prec = 64
+_GOLD = 0.3819660112501051  # 2 - golden ratio
+
+
+def _model_mpf(x) -> mpmath.mpf:
+    c = _MODEL_CTX
+    if x is None:
+        return c.inf
+    v = c.mpf(x)
+    return v if c.isfinite(v) else c.inf
+
+
+def golden_section_grid(objective: Callable[[int], object], n_lo: int, n_hi: int) -> int:
+    """A minimiser of ``objective`` over the integers ``n_lo..n_hi`` by golden-section search (exact for a unimodal objective).
+
+    ``objective`` returns comparable values (``mpf``; ``inf`` where undefined); ties go to the
+    smaller ``n``.  The points probed depend only on the values returned, so a deterministic
+    objective gives the same answer on every machine.  Used only to choose a Renyi order:
+    the result affects tightness, never validity.
+    """
+    if n_lo > n_hi:
+        raise ValueError(f"empty grid {n_lo}..{n_hi}")
+    seen: dict[int, object] = {}
+
+    def F(n):
+        if n not in seen:
+            seen[n] = objective(n)
+        return seen[n]
+
+    a, b = n_lo, n_hi
+    c = a + round((b - a) * _GOLD)
+    d = a + b - c
+    while b - a > 4:
+        if not (a < c < d < b) or (d - c) * 6 < (b - a):  # integer rounding degenerated the split: reset it
+            c = a + max(1, round((b - a) * _GOLD))
+            d = a + b - c
+            if not c < d:
+                break
+        if F(c) <= F(d):
+            b, d = d, c
+            c = a + b - d
+        else:
+            a, c = c, d
+            d = a + b - c
+        if c > d:
+            c, d = d, c
+    return min(range(a, b + 1), key=lambda n: (F(n), n))
+
+
+def continuous_order_eps(curve_upper: Callable[[Fraction, int], mpmath.mpf], curve_model: Callable[[Fraction], float],
+                         delta: Fraction, lo: Fraction, hi: Fraction, *, dps: int = DEFAULT_DPS,
+                         grid: int = 1024) -> tuple[mpmath.mpf, Fraction]:
+    """balle2020hyp Theorem 21 at a rational order alpha in [lo, hi] chosen by search: (eps rounded up, alpha).
+
+    ``curve_upper(alpha, dps)`` is a certified upper bound on the (composed) RDP at the rational
+    order alpha > 1 (rounded up); ``curve_model(alpha)`` a deterministic float estimate of it, used
+    only to choose alpha.  The search (:func:`golden_section_grid` on the orders n/grid in
+    [lo, hi], objective eps_alpha + log((alpha-1)/alpha) - (log delta + log alpha)/(alpha-1) evaluated
+    in a private 64-bit context) assumes nothing for validity: the value returned is Theorem 21
+    evaluated at the order found with the certified curve, rounded up, clipped at 0.
+    """
+    c = _MODEL_CTX
+    ld = c.log(c.mpf(delta.numerator)) - c.log(c.mpf(delta.denominator))
+    n_lo = max(math.ceil(lo * grid), grid + 1)
+    n_hi = math.floor(hi * grid)
+
+    def objective(n):
+        a = c.mpf(n) / grid
+        v = _model_mpf(curve_model(Fraction(n, grid)))
+        return v + c.log((a - 1) / a) - (ld + c.log(a)) / (a - 1)
+
+    alpha = Fraction(golden_section_grid(objective, n_lo, n_hi), grid)
+    e = rdp_to_dp_eps_improved(alpha, curve_upper(alpha, dps + 5), delta, dps=dps)
+    return max(e, mpmath.mpf(0)), alpha
+
+
+def continuous_order_delta(curve_upper: Callable[[Fraction, int], mpmath.mpf], curve_model: Callable[[Fraction], float],
+                           eps: Fraction, lo: Fraction, hi: Fraction, *, dps: int = DEFAULT_DPS,
+                           grid: int = 1024) -> tuple[mpmath.mpf, Fraction]:
+    """canonne2020 Proposition 12 at a rational order alpha in [lo, hi] chosen by search: (delta rounded up, capped at 1, alpha).
+
+    As :func:`continuous_order_eps`, with the objective log delta_alpha =
+    (alpha-1)(eps_alpha - eps) - log(alpha-1) + alpha log(1-1/alpha).
+    """
+    c = _MODEL_CTX
+    e0 = c.mpf(eps.numerator) / eps.denominator
+    n_lo = max(math.ceil(lo * grid), grid + 1)
+    n_hi = math.floor(hi * grid)
+
+    def objective(n):
+        a = c.mpf(n) / grid
+        v = _model_mpf(curve_model(Fraction(n, grid)))
+        return (a - 1) * (v - e0) - c.log(a - 1) + a * c.log((a - 1) / a)
+
+    alpha = Fraction(golden_section_grid(objective, n_lo, n_hi), grid)
+    d = rdp_to_dp_delta_cks(alpha, curve_upper(alpha, dps + 5), eps, dps=dps)
+    return min(d, mpmath.mpf(1)), alpha
