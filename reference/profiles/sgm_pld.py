@@ -105,7 +105,7 @@ _U = 2.0 ** -53
 P = Domain.positive()
 QDOM = Domain.half_open_unit()
 KDOM = Domain(lo=Fraction(1), hi=Fraction(K_MAX), lo_closed=True, hi_closed=True, integer=True)
-GDOM = Domain(lo=Fraction(4), hi=Fraction(20), lo_closed=True, hi_closed=True, integer=True)
+GDOM = Domain(lo=Fraction(0), hi=Fraction(30), lo_closed=True, hi_closed=True, integer=True)
 NN = Domain.nonnegative()
 U01 = Domain.open_unit()
 PDOM = Domain(lo=Fraction(1, 10 ** 6), hi=Fraction(1, 2), lo_closed=True, hi_closed=True)
@@ -270,15 +270,27 @@ class _Vec:
 
     W: np.ndarray
     off: int
-    UP: Fraction
-    UQ: Fraction
+    UP: Fraction | None  # None: this order is not tracked by this vector
+    UQ: Fraction | None
     F: int
     steps: int
     bits: int
+    t: int = 1  # the tilt: W = P-mass e^(-t l/2); t = 1 carries both orders, t = 0 the P-order, t = 2 the Q-order
 
     @property
     def n(self) -> int:
         return self.W.shape[0]
+
+    def c(self, order: str) -> int:
+        """The exponent c with (order)-mass = W e^(c l/2)."""
+        return self.t if order == "P" else self.t - 2
+
+    def U(self, order: str):
+        return self.UP if order == "P" else self.UQ
+
+
+def _orders(V) -> tuple:
+    return tuple(o for o in ("P", "Q") if V.U(o) is not None)
 
 
 _GT: dict = {}
@@ -338,58 +350,66 @@ def _vup(W: np.ndarray, F: int) -> np.ndarray:
     return _floats(W, F) * (1 + 10 * _U)
 
 
-def _half(V: _Vec, n: int):
-    """Upper-bound floats of e^(-i h/2), i < n (the half-step table)."""
-    return _gtable(V.bits + 1, n)[1]
+def _ftable(bits: int, c: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Float lower / upper bounds on e^(-|c| i h/2), i < n (ones for c = 0)."""
+    if c == 0:
+        one = np.ones(n)
+        return one, one
+    return _gtable(bits + 1 if abs(c) == 1 else bits, n)
 
 
-def _mass_up(vup: np.ndarray, off: int, bits: int, order: str) -> Fraction:
-    """An upper bound on the P-mass (order 'P': sum v_i e^((off+i) h/2)) or the Q-mass ('Q': sum v_i e^(-(off+i) h/2))
-    of tilted masses v_i <= vup_i at grid indices off + i."""
+def _weights(n: int, off: int, bits: int, c: int):
+    """e^(c (off+i) h/2) = e^x w_i with 0 < w_i <= 1: (x, w_lo, w_up), the largest factor taken out."""
+    lo, up = _ftable(bits, c, n)
+    if c > 0:  # e^(c (off+n-1) h/2) e^(-c (n-1-i) h/2)
+        return Fraction(c * (off + n - 1), 1 << (bits + 1)), lo[::-1], up[::-1]
+    return Fraction(c * off, 1 << (bits + 1)), lo, up
+
+
+def _mass_up(vup: np.ndarray, off: int, bits: int, c: int) -> Fraction:
+    """An upper bound on sum v_i e^(c (off+i) h/2) for v_i <= vup_i (the P- or Q-mass of a window, see _Vec.c)."""
     n = vup.size
     if n == 0:
         return Fraction(0)
-    g = _gtable(bits + 1, n)[1]
-    if order == "P":  # e^((off+i) h/2) = e^((off+n-1) h/2) e^(-(n-1-i) h/2)
-        sm, x = float(np.cumsum(vup * g[::-1])[-1]), Fraction(off + n - 1, 1 << (bits + 1))
-    else:
-        sm, x = float(np.cumsum(vup * g)[-1]), Fraction(-off, 1 << (bits + 1))
+    x, _, w = _weights(n, off, bits, c)
+    sm = float(np.cumsum(vup * w)[-1])
     with _Prec(80) as fl:
         val = _exp_arb(fl, x) * _arb_q(fl, Fraction(sm) * (1 + _gamma(n)) * (1 + Fraction(1, 1 << 50)))
         return _rup(_exact(fl, val)[1])
 
 
-def _trim(V: _Vec, cutP: Fraction, cutQ: Fraction) -> _Vec:
+def _trim(V: _Vec, cutP: Fraction, cutQ: Fraction, cap=None) -> _Vec:
     """Cut from both ends entries whose P-mass (<= cutP per side) and Q-mass (<= cutQ per side) are both small; certified
     upper bounds on the P- and Q-mass of the cut entries move into UP, UQ (a float choice of the cut, never trusted)."""
     W, off, F, bits = V.W, V.off, V.F, V.bits
     n = W.shape[0]
-    if n <= 1 or cutP <= 0 or cutQ <= 0:
+    cuts = {"P": cutP, "Q": cutQ}
+    orders = _orders(V)
+    if n <= 1 or any(cuts[o] <= 0 for o in orders):
         return V
     v = _vup(W, F)
-    g = _gtable(bits + 1, n)[1]
-    hh = 2.0 ** -(bits + 1)
-
-    def lim(cut: Fraction, x: float) -> float:  # compare sum v g with cut e^(-x) (float choice only)
-        lg = _D.log(cut.numerator) - _D.log(cut.denominator) - x
-        return _D.exp(lg) * (1 - 1e-9) if lg < 700 else math.inf
-
-    wP = v * g[::-1]  # P-mass / e^((off+n-1) h/2)
-    wQ = v * g  # Q-mass / e^(-off h/2)
-    limP, limQ = lim(cutP, (off + n - 1) * hh), lim(cutQ, -off * hh)
-    a = min(int(np.searchsorted(np.cumsum(wP), limP, side="right")), int(np.searchsorted(np.cumsum(wQ), limQ, side="right")))
-    b = min(int(np.searchsorted(np.cumsum(wP[::-1]), limP, side="right")),
-            int(np.searchsorted(np.cumsum(wQ[::-1]), limQ, side="right")))
+    a, b = n, n
+    for o in orders:  # every tracked order's mass of the cut part must be small (a float choice only)
+        x, _, w = _weights(n, off, bits, V.c(o))
+        lg = _D.log(cuts[o].numerator) - _D.log(cuts[o].denominator) - float(x)
+        lim = _D.exp(lg) * (1 - 1e-9) if lg < 700 else math.inf
+        vw = v * w
+        a = min(a, int(np.searchsorted(np.cumsum(vw), lim, side="right")))
+        b = min(b, int(np.searchsorted(np.cumsum(vw[::-1]), lim, side="right")))
+    if cap is not None:  # never keep entries outside the window cap (grid indices)
+        a = max(a, min(n, cap[0] - off))
+        b = max(b, min(n, off + n - 1 - cap[1]))
     a = min(a, n - 1)
     b = min(b, n - 1 - a)
     if a == 0 and b == 0:
         return V
-    cp = _mass_up(v[:a], off, bits, "P") + _mass_up(v[n - b:], off + n - b, bits, "P")
-    cq = _mass_up(v[:a], off, bits, "Q") + _mass_up(v[n - b:], off + n - b, bits, "Q")
-    return _Vec(W[a:n - b].copy(), off + a, _rup(V.UP + cp), _rup(V.UQ + cq), F, V.steps, bits)
+    U = {}
+    for o in orders:
+        U[o] = _rup(V.U(o) + _mass_up(v[:a], off, bits, V.c(o)) + _mass_up(v[n - b:], off + n - b, bits, V.c(o)))
+    return _Vec(W[a:n - b].copy(), off + a, U.get("P"), U.get("Q"), F, V.steps, bits, V.t)
 
 
-def _mul(A: _Vec, B: _Vec, cutP: Fraction, cutQ: Fraction) -> _Vec:
+def _mul(A: _Vec, B: _Vec, cutP: Fraction, cutQ: Fraction, cap=None) -> _Vec:
     """The exact product A * B rounded up entrywise to multiples of 2^-F, then trimmed (see :func:`_trim`).
 
     Kronecker substitution: each vector becomes one integer with a field of ``fb`` bytes per
@@ -410,6 +430,9 @@ def _mul(A: _Vec, B: _Vec, cutP: Fraction, cutQ: Fraction) -> _Vec:
         P_[:, :8 * W.shape[1]] = W.view(np.uint8).reshape(W.shape[0], 8 * W.shape[1])
         return fl.fmpz(int.from_bytes(P_.tobytes(), "little"))
 
+    if nA + nB - 1 > 2 * MAX_LEN:
+        raise ValueError(f"a product of {nA + nB - 1} grid values exceeds the memory budget (2 x MAX_LEN = {2 * MAX_LEN}); "
+                         f"use a coarser grid")
     fa = pack(A.W)
     prod = fa ** 2 if (A is B) else fa * pack(B.W)
     n = nA + nB - 1
@@ -419,12 +442,13 @@ def _mul(A: _Vec, B: _Vec, cutP: Fraction, cutQ: Fraction) -> _Vec:
     W = _ceil_shift(C8.view(np.uint64).reshape(n, Lf), F, L)
     va = _vup(A.W, F)
     vb = va if A is B else _vup(B.W, F)
-    U = []
-    for o, UA, UB in (("P", A.UP, B.UP), ("Q", A.UQ, B.UQ)):
-        mA = _mass_up(va, A.off, A.bits, o)
-        mB = mA if A is B else _mass_up(vb, B.off, B.bits, o)
-        U.append(_rup(UA * (mB + UB) + UB * mA))
-    return _trim(_Vec(W, A.off + B.off, U[0], U[1], F, A.steps + B.steps, A.bits), cutP, cutQ)
+    U = {}
+    for o in _orders(A):
+        mA = _mass_up(va, A.off, A.bits, A.c(o))
+        mB = mA if A is B else _mass_up(vb, B.off, B.bits, B.c(o))
+        UA, UB = A.U(o), B.U(o)
+        U[o] = _rup(UA * (mB + UB) + UB * mA)
+    return _trim(_Vec(W, A.off + B.off, U.get("P"), U.get("Q"), F, A.steps + B.steps, A.bits, A.t), cutP, cutQ, cap)
 
 
 def _power(V: _Vec, k: int, cut_fn) -> _Vec:
@@ -488,14 +512,18 @@ def _bucket_range(q: Fraction, s: Fraction, bits: int, tail: Fraction, K: int) -
 
 
 @lru_cache(maxsize=32)
-def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int) -> _Step:
-    """The pessimistic split vectors of one step (module docstring, steps 1-2), both orders."""
+def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t: int = 1) -> _Step:
+    """The pessimistic split vector of one step (module docstring, steps 1-2) under the tilt t (see :class:`_Vec`)."""
     qf, sf = float(q), float(s)
     h = 2.0 ** -bits
     eta = float(tail) / (4 * K)
     x_top = _x_of_tail(qf, sf, eta)
     jt = max(math.ceil(_lx(qf, sf, x_top) / h) + 1, 1)
-    with _Prec(max(96, F + 12)) as fl:
+    # working precision: the masses are needed to 2^-F absolute; the split divides by e^(-a h) - e^(-(a+1) h) ~ h
+    # (bits), e^(j h) - (1 - q) cancels ~log2(1/q) bits, and e^(j h) is accumulated over the buckets (log2 nb)
+    j0_est, jt_est = _bucket_range(q, s, bits, tail, K)
+    prec = F + bits + max(0, -math.floor(_D.log2(float(q)))) + max(1, jt_est - j0_est).bit_length() + 24
+    with _Prec(max(96, prec)) as fl:
         arb = fl.arb
         qa, sa = _arb_q(fl, q), _arb_q(fl, s)
         one_q = 1 - qa
@@ -546,11 +574,11 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int) -
         ej = (arb(j0) * hh).exp()
         prev = sfs(ej, j0)
         bottom = prev
-        pvals = [0] * (nb + 1)  # tilted masses P' e^(-l/2) at grid j0 .. jt
+        pvals = [0] * (nb + 1)  # tilted masses P' e^(-t l/2) at grid j0 .. jt
         em_a = (-(arb(j0) * hh)).exp()
         emh = (-hh).exp()
-        t_a = (-(arb(j0) * hh) / 2).exp()  # e^(-a h/2)
-        th = (-hh / 2).exp()
+        t_a = (-(arb(j0 * t) * hh) / 2).exp()  # e^(-t a h/2)
+        th = (-(hh * t) / 2).exp()
         scale = arb(1 << F)
         for i in range(nb):
             ej = ej * eh
@@ -574,7 +602,7 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int) -
         piP = _exact(fl, bottom[0] - top[0])
         piQ = _exact(fl, bottom[1] - top[1])
     L = -(-(F + 2) // 64)
-    return _Step(_Vec(_to_limbs(pvals, L), j0, UP, UQ, F, 1, bits), piP, piQ, nb)
+    return _Step(_Vec(_to_limbs(pvals, L), j0, UP if t < 2 else None, UQ if t > 0 else None, F, 1, bits, t), piP, piQ, nb)
 
 
 def mu_max(bits: int) -> tuple[Fraction, Fraction]:
@@ -671,33 +699,29 @@ class _View:
         return best
 
 
-def _views(V: _Vec, pi: tuple[Fraction, Fraction], mus: tuple[Fraction, Fraction], K: int) -> tuple[_View, _View]:
-    """The P-order and Q-order views of one composed tilted vector: P-mass = W e^(l/2), Q-mass = W e^(-l/2)."""
+def _view(V: _Vec, order: str, pi: Fraction, mu: Fraction, K: int) -> _View:
+    """One order's view of a composed vector: (order)-mass = W e^(c l/2) (c = V.c(order)); the Q-order is read on the
+    Q-loss grid -l, so its arrays are reversed."""
     F, bits, n, off = V.F, V.bits, V.n, V.off
+    c = V.c(order)
     v = _floats(V.W, F)
-    vup, vlo = v * (1 + 10 * _U), v * (1 - 10 * _U)
-    glo, gup = _gtable(bits + 1, n)
-    two = 1 - 2 * _U, 1 + 2 * _U
+    x, wlo, wup = _weights(n, off, bits, c)
+    alo = v * (1 - 10 * _U) * wlo * (1 - 2 * _U)
+    aup = v * (1 + 10 * _U) * wup * (1 + 2 * _U)
+    U = V.U(order)
 
-    def R(order):
+    def R():
         # pi^K - U - (mass of the window): the window's mass certified by FLINT/Arb (exact integers at a ball point)
-        def f():
-            fl = _flint()
-            vals = sum(V.W[:, l].astype(object) << (64 * l) for l in range(V.W.shape[1])).tolist()
-            sign = 1 if order == "P" else -1
-            with _Prec(max(128, F + 64)) as f2:
-                r = (f2.arb(sign) / (1 << (bits + 1))).exp()
-                tot = fl.fmpz_poly(vals)(r) * _exp_arb(f2, Fraction(sign * off, 1 << (bits + 1))) / (1 << F)
-                p, U = (pi[0], V.UP) if order == "P" else (pi[1], V.UQ)
-                return _rdn(p - U - _exact(f2, tot)[1], 128)
-        return f
+        fl = _flint()
+        vals = sum(V.W[:, l].astype(object) << (64 * l) for l in range(V.W.shape[1])).tolist()
+        with _Prec(max(128, F + 64)) as f2:
+            r = (f2.arb(c) / (1 << (bits + 1))).exp()
+            tot = fl.fmpz_poly(vals)(r) * _exp_arb(f2, Fraction(c * off, 1 << (bits + 1))) / (1 << F)
+            return _rdn(pi - U - _exact(f2, tot)[1], 128)
 
-    # P-view: a_i = W_i e^(-(n-1-i) h/2), S = e^((off+n-1) h/2); Q-view (reversed): W_j e^(-(j-off) h/2), S = e^(-off h/2)
-    P_ = _View(vlo * glo[::-1] * two[0], vup * gup[::-1] * two[1], off, Fraction(off + n - 1, 1 << (bits + 1)), V.UP,
-               R("P"), mus[0], K, bits)
-    Q_ = _View((vlo * glo * two[0])[::-1].copy(), (vup * gup * two[1])[::-1].copy(), -(off + n - 1),
-               Fraction(-off, 1 << (bits + 1)), V.UQ, R("Q"), mus[1], K, bits)
-    return P_, Q_
+    if order == "P":
+        return _View(alo, aup, off, x, U, R, mu, K, bits)
+    return _View(alo[::-1].copy(), aup[::-1].copy(), -(off + n - 1), x, U, R, mu, K, bits)
 
 
 # ---------------------------------------------------------------------------
@@ -816,7 +840,7 @@ class PLDComposition:
         """What the bracket rests on: grid, fixed point, tail budget, E and I of each order, steps."""
         return {"engine": ENGINE_VERSION, "phases": [[str(q), str(s), k] for q, s, k in self.phases], "bits": self.bits,
                 "F": self.F, "tail": str(self.tail), "length": self.V.n, "offset": self.V.off,
-                "unknown_P_mass": float(self.V.UP), "unknown_Q_mass": float(self.V.UQ)}
+                "unknown_P_mass": float(self.evP.U), "unknown_Q_mass": float(self.evQ.U), "tilt": self.V.t}
 
 
 def _parse_phases(phases) -> tuple:
@@ -847,37 +871,68 @@ def _sd_estimate(q: float, s: float) -> tuple[float, float]:
 
 def choose_bits(phases, eps_scale: float, precision=DEFAULT_PRECISION, delta: float = 1e-6) -> int:
     """The grid exponent for a request: the lower end's shift h sqrt(K log(1/eta)/2) about precision x eps_scale / 2,
-    clamped to [6, 20] and to the memory budget (a float choice: it affects tightness and cost, never validity)."""
+    clamped to [0, 30] and to the memory budget (a float choice: it affects tightness and cost, never validity)."""
     K = sum(int(p[2]) for p in phases)
     eta = max(min(delta, 0.1) * 1e-3, 1e-300)
     t_target = 0.8 * float(precision) * max(eps_scale, 1e-3)
     h = t_target / math.sqrt(K * -_D.log(eta) / 2)
-    bits = int(min(20, max(6, math.ceil(-_D.log2(h)))))
+    bits = int(min(30, max(0, math.ceil(-_D.log2(h)))))
     span = _span(phases)
-    while bits > 6 and span * 2 ** bits > MAX_LEN / 2:
+    while bits > 0 and span * 2 ** bits > MAX_LEN * 3 / 4:
         bits -= 1
     return bits
 
 
-def _span(phases) -> float:
-    """A float estimate of the composed window's width in loss units (about 20 sd of the K-fold loss, + the step range)."""
+def _extent(phases) -> tuple[float, float, float]:
+    """Float (mean, sd, step range) of the composed P-loss (a choice only)."""
     var = 0.0
     rng = 0.0
+    mean = 0.0
     for q, s, k in phases:
-        _, sd = _sd_estimate(float(q), float(s))
+        m, sd = _sd_estimate(float(q), float(s))
         var += int(k) * sd * sd
+        mean += int(k) * m
         rng = max(rng, _lx(float(q), float(s), 1 + 9 * float(s)) - _D.log1p(-min(float(q), 0.999999)))
-    return 20 * math.sqrt(var) + rng + 4
+    return mean, math.sqrt(var), rng
 
 
-@lru_cache(maxsize=8)
-def _compose(phases: tuple, bits: int, F: int, tail: Fraction) -> PLDComposition:
-    K = sum(p[2] for p in phases)
-    steps = [_step(q, s, bits, F, tail, K) for q, s, _ in phases]
+def _window(phases) -> tuple[float, float]:
+    """The loss interval a tilted vector may occupy: from below the Q-order's bulk (near -K D(Q||P)) to above the
+    P-order's (near K D(P||Q)), 12 sd beyond each, plus one step's range (a choice only; see :func:`_chain`)."""
+    mean, sd, rng = _extent(phases)
+    return -1.5 * mean - 12 * sd - rng, 1.5 * mean + 12 * sd + rng
+
+
+def _span(phases, tilt: bool | None = None) -> float:
+    """A float estimate of the composed window's width in loss units (one chain's width in the two-chain mode)."""
+    if tilt is None:
+        tilt = tilt_mode(phases)
+    mean, sd, rng = _extent(phases)
+    if tilt:
+        lo, hi = _window(phases)
+        return hi - lo
+    return 20 * sd + rng
+
+
+class _Fallback(Exception):
+    """The tilted vector outgrew its window: compose two chains instead."""
+
+
+def _chain(phases, bits, F, tail, K, t) -> _Vec:
+    """The composed vector of a run under the tilt t (binary powering per phase, then the phases' product).
+
+    Under the symmetric tilt (t = 1) the fixed-point rounding of an entry at loss l weighs e^(|l|/2), so entries
+    outside :func:`_window` are cut whatever their mass (their certified masses join U); if that pushes U past the
+    tail budget, :class:`_Fallback` asks for the two-chain mode (both ways the result is certified)."""
+    steps = [_step(q, s, bits, F, tail, K, t) for q, s, _ in phases]
+    cap = None
+    if t == 1:
+        lo, hi = _window(phases)
+        cap = (math.floor(lo * 2 ** bits), math.ceil(hi * 2 ** bits))
 
     def cut_fn(m):  # per product and side: the budget of a vector of m steps (its cut mass grows ~K/m times)
         c = _rdn(tail * m / (64 * K))
-        return c, c
+        return c, c, cap
 
     acc = None
     for st, (_, _, k) in zip(steps, phases):
@@ -887,8 +942,37 @@ def _compose(phases: tuple, bits: int, F: int, tail: Fraction) -> PLDComposition
         if acc.n > MAX_LEN:
             raise ValueError(f"the composed vector needs {acc.n} grid values (more than MAX_LEN = {MAX_LEN}); "
                              f"use a coarser grid")
-    evP, evQ = _views(acc, (_pow_lo(steps, phases, "P"), _pow_lo(steps, phases, "Q")), mu_max(bits), K)
-    return PLDComposition(phases, bits, F, tail, acc, evP, evQ)
+    if t == 1 and (acc.UP > tail or acc.UQ > tail):
+        raise _Fallback()
+    return acc, steps
+
+
+def tilt_mode(phases) -> bool:
+    """Whether one symmetrically tilted vector carries both orders (its fixed-point rounding is amplified by e^(|l|/2)
+    at the window's ends: used while that stays below 2^24), or two chains (P and Q) are composed (a choice only)."""
+    return _amp_bits(phases) <= 24
+
+
+def _amp_bits(phases) -> float:
+    lo, hi = _window(phases)
+    return max(-lo, hi) / 2 / 0.6931471805599453
+
+
+@lru_cache(maxsize=8)
+def _compose(phases: tuple, bits: int, F: int, tail: Fraction) -> PLDComposition:
+    K = sum(p[2] for p in phases)
+    mus = mu_max(bits)
+    try:
+        if not tilt_mode(phases):
+            raise _Fallback()
+        V, steps = _chain(phases, bits, F, tail, K, 1)
+        VP = VQ = V
+    except _Fallback:
+        VP, steps = _chain(phases, bits, F, tail, K, 0)
+        VQ, _ = _chain(phases, bits, F, tail, K, 2)
+    evP = _view(VP, "P", _pow_lo(steps, phases, "P"), mus[0], K)
+    evQ = _view(VQ, "Q", _pow_lo(steps, phases, "Q"), mus[1], K)
+    return PLDComposition(phases, bits, F, tail, VP, evP, evQ)
 
 
 def _pow_lo(steps, phases, order) -> Fraction:
@@ -908,7 +992,7 @@ def _fix_bits(phases, bits: int, tail: Fraction) -> int:
     the window's ends) at most tail / 4; F in [56, 126] (a float choice: tightness and cost only)."""
     K = sum(p[2] for p in phases)
     n1 = max(_bucket_range(q, s, bits, tail, K)[1] - _bucket_range(q, s, bits, tail, K)[0] + 2 for q, s, _ in phases)
-    need = _D.log2(16 * K * n1) - _D.log2(tail) + min(40.0, _span(phases) / 2 / (2 * 0.6931471805599453))
+    need = _D.log2(16 * K * n1) - _D.log2(tail) + (_amp_bits(phases) if tilt_mode(phases) else 0.0)
     return int(min(126, max(56, math.ceil(need))))
 
 
@@ -923,7 +1007,12 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
     """
     ph = _parse_phases(phases)
     prec = check("precision", precision, PDOM)
-    d = float(delta_hint) if delta_hint is not None else None
+    for q, s, _ in ph:
+        if s < Fraction(1, 1000):
+            raise ValueError(f"sigma must be at least 0.001 for the PLD accountant (its loss range would exceed the memory "
+                             f"budget), found {s}")
+    dx = check("delta_hint", delta_hint, U01) if delta_hint is not None else None
+    d = float(dx) if dx is not None else None
     if grid_bits is None:
         if eps_hint is not None:
             scale = float(eps_hint)
@@ -933,7 +1022,7 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
     else:
         bits = int(check("grid_bits", grid_bits, GDOM))
         span = _span(ph)
-        if span * 2 ** bits > MAX_LEN:
+        if not math.isfinite(span) or span * 2 ** bits > MAX_LEN:
             raise ValueError(f"grid_bits = {bits} needs about {int(span * 2 ** bits)} grid values for this run (more than "
                              f"MAX_LEN = {MAX_LEN}, the memory budget); use grid_bits <= "
                              f"{max(4, int(math.floor(_D.log2(MAX_LEN / span))))}")
@@ -943,7 +1032,15 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
         tl = Fraction(1, 1 << min(1000, math.ceil(-_D.log2(tl)))) if tl > 0 else Fraction(1, 1 << 1000)
     else:
         tl = check("tail", tail, U01)
-    return _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
+    C = _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
+    if grid_bits is None and d is not None and eps_hint is None:
+        # refine once from the bracket itself when the estimate of eps was off (the RDP guess can be 10x high)
+        hi, lo = C.eps_upper_exact(dx), C.eps_lower_exact(dx)
+        if hi is not None and hi > 0 and (hi - lo) / hi > prec * Fraction(6, 5):
+            nb = choose_bits(ph, float(hi), prec, d)
+            if nb > bits:
+                C = _compose(ph, nb, _fix_bits(ph, nb, tl), tl)
+    return C
 
 
 def _rdp_guess(q: float, s: float, a: int) -> float:
