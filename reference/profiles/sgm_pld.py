@@ -682,12 +682,13 @@ class _View:
             lo = _exact(fl, val)[0]
         return _rdn(max(lo, Fraction(0)))
 
-    def lower(self, eps: Fraction) -> Fraction:
-        """max over t of S(eps + K mu + t) - exp(-2 t^2/(K h^2)), rounded down (an exact rational)."""
+    def lower(self, eps: Fraction, lgs=(2, 4, 6, 8, 10, 13, 16, 20, 25, 30, 40)) -> Fraction:
+        """max over t of S(eps + K mu + t) - exp(-2 t^2/(K h^2)), rounded down (an exact rational); the t tried are
+        those with exp(-2 t^2/(K h^2)) = 10^-lg, lg in ``lgs`` (every t gives a valid bound)."""
         best = Fraction(0)
         base = eps + self.K * self.mu
         hk = float(self.h) * math.sqrt(self.K)
-        for lg in (2, 4, 6, 8, 10, 13, 16, 20, 25, 30, 40):
+        for lg in lgs:
             t = Fraction(hk * math.sqrt(lg * 2.302585092994046 / 2)).limit_denominator(1 << 40)
             Sv = self.S(base + t)
             if Sv <= best:
@@ -790,42 +791,31 @@ class PLDComposition:
                        hi_source=SOURCE_HI + self._tag())
 
     def eps_upper_exact(self, delta) -> Fraction | None:
-        """The least eps (to 2^-40 relative, a dyadic rational) with delta_upper(eps) <= delta; None if none below the grid top."""
+        """The least eps found (bisection to 2^-40 relative, a dyadic rational) with delta_upper(eps) <= delta; None if
+        there is none below the grid's top (delta_upper there is the unknown-place mass)."""
         d = check("delta", delta, U01)
         top = self._top()
         if self.delta_upper_exact(top) > d:
             return None
         if self.delta_upper_exact(0) <= d:
             return Fraction(0)
-        lo, hi = Fraction(0), top  # up(lo) > d >= up(hi)
-        while hi - lo > max(hi, Fraction(1, 1 << 20)) * Fraction(1, 1 << 40):
-            mid = (lo + hi) / 2
-            mid = Fraction(math.floor(mid * (1 << 60)), 1 << 60) if mid.denominator > (1 << 60) else mid
-            if mid <= lo or mid >= hi:
-                break
-            if self.delta_upper_exact(mid) <= d:
-                hi = mid
-            else:
-                lo = mid
-        return hi
+        return _bisect(lambda e: self.delta_upper_exact(e) <= d, Fraction(0), top)[1]
 
     def eps_lower_exact(self, delta) -> Fraction:
-        """The largest eps found (bisection) with delta_lower(eps) > delta (then the true eps(delta) > it); 0 if none."""
+        """The largest eps found (bisection) with delta_lower(eps) > delta (then the true eps(delta) > it); 0 if none.
+
+        The concentration parameter t is tried at eta = 10^-lg for lg near log10(100/delta) only (any t is valid;
+        these are the ones that matter at this delta)."""
         d = check("delta", delta, U01)
-        if not self.delta_lower_exact(0) > d:
+        lg0 = max(2, round(-_D.log(float(d)) / 2.302585092994046) + 2)
+        lgs = (lg0 - 1, lg0, lg0 + 1, lg0 + 3)
+
+        def low(e):
+            return max(self.evP.lower(e, lgs), self.evQ.lower(e, lgs))
+
+        if not low(Fraction(0)) > d:
             return Fraction(0)
-        top = self._top()
-        lo, hi = Fraction(0), top  # low(lo) > d, low(hi) <= d (delta_lower(top) = 0)
-        while hi - lo > max(lo, Fraction(1, 1 << 20)) * Fraction(1, 1 << 40):
-            mid = (lo + hi) / 2
-            mid = Fraction(math.floor(mid * (1 << 60)), 1 << 60) if mid.denominator > (1 << 60) else mid
-            if mid <= lo or mid >= hi:
-                break
-            if self.delta_lower_exact(mid) > d:
-                lo = mid
-            else:
-                hi = mid
-        return lo
+        return _bisect(lambda e: low(e) > d, Fraction(0), self._top())[0]
 
     def eps_bracket(self, delta) -> Bracket:
         """eps(delta) bracket: hi with delta_upper(hi) <= delta; lo with delta_lower(lo) > delta (so eps(delta) > lo)."""
@@ -841,6 +831,24 @@ class PLDComposition:
         return {"engine": ENGINE_VERSION, "phases": [[str(q), str(s), k] for q, s, k in self.phases], "bits": self.bits,
                 "F": self.F, "tail": str(self.tail), "length": self.V.n, "offset": self.V.off,
                 "unknown_P_mass": float(self.evP.U), "unknown_Q_mass": float(self.evQ.U), "tilt": self.V.t}
+
+
+def _bisect(pred, lo: Fraction, hi: Fraction, rel: int = 40) -> tuple[Fraction, Fraction]:
+    """(lo, hi) with pred(lo) False-or-True as given and pred(hi) the other, |hi - lo| <= 2^-rel max(|lo|, 2^-20), by
+    bisection on dyadic rationals (pred monotone: True above a threshold for eps_upper, below it for eps_lower).
+    Precondition: pred(lo) != pred(hi)."""
+    plo = pred(lo)
+    while hi - lo > max(abs(lo), abs(hi) / 2, Fraction(1, 1 << 20)) * Fraction(1, 1 << rel):
+        mid = (lo + hi) / 2
+        if mid.denominator > (1 << 60):
+            mid = Fraction(math.floor(mid * (1 << 60)), 1 << 60)
+        if mid <= lo or mid >= hi:
+            break
+        if pred(mid) == plo:
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi
 
 
 def _parse_phases(phases) -> tuple:
