@@ -262,6 +262,8 @@ def _child(conn, which: str, w: dict, repeat: int, mem_gb: float, warm: bool) ->
     """Child process: warm up on a tiny workload (untimed), then time ``OURS[which](w)`` and send the result."""
     t = 0.0
     try:
+        sys.stdout.flush()
+        os.dup2(2, 1)  # a compiled library's messages (e.g. FLINT's allocation errors) go to stderr, not into the table
         if mem_gb > 0:
             import resource
 
