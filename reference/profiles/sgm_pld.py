@@ -682,7 +682,7 @@ class _View:
             lo = _exact(fl, val)[0]
         return _rdn(max(lo, Fraction(0)))
 
-    def lower(self, eps: Fraction, lgs=(2, 4, 6, 8, 10, 13, 16, 20, 25, 30, 40)) -> Fraction:
+    def lower(self, eps: Fraction, lgs=tuple(range(2, 41))) -> Fraction:
         """max over t of S(eps + K mu + t) - exp(-2 t^2/(K h^2)), rounded down (an exact rational); the t tried are
         those with exp(-2 t^2/(K h^2)) = 10^-lg, lg in ``lgs`` (every t gives a valid bound)."""
         best = Fraction(0)
@@ -807,8 +807,8 @@ class PLDComposition:
         The concentration parameter t is tried at eta = 10^-lg for lg near log10(100/delta) only (any t is valid;
         these are the ones that matter at this delta)."""
         d = check("delta", delta, U01)
-        lg0 = max(2, round(-_D.log(float(d)) / 2.302585092994046) + 2)
-        lgs = (lg0 - 1, lg0, lg0 + 1, lg0 + 3)
+        lg0 = min(37, max(3, round(-_D.log(float(d)) / 2.302585092994046) + 2))
+        lgs = (lg0 - 1, lg0, lg0 + 1, lg0 + 3)  # a subset of lower()'s default, so delta_lower(eps_lo) > delta too
 
         def low(e):
             return max(self.evP.lower(e, lgs), self.evQ.lower(e, lgs))
@@ -882,7 +882,7 @@ def choose_bits(phases, eps_scale: float, precision=DEFAULT_PRECISION, delta: fl
     clamped to [0, 30] and to the memory budget (a float choice: it affects tightness and cost, never validity)."""
     K = sum(int(p[2]) for p in phases)
     eta = max(min(delta, 0.1) * 1e-3, 1e-300)
-    t_target = 0.8 * float(precision) * max(eps_scale, 1e-3)
+    t_target = 0.6 * float(precision) * max(eps_scale, 1e-3)
     h = t_target / math.sqrt(K * -_D.log(eta) / 2)
     bits = int(min(30, max(0, math.ceil(-_D.log2(h)))))
     span = _span(phases)
@@ -1044,8 +1044,13 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
     if grid_bits is None and d is not None and eps_hint is None:
         # refine once from the bracket itself when the estimate of eps was off (the RDP guess can be 10x high)
         hi, lo = C.eps_upper_exact(dx), C.eps_lower_exact(dx)
-        if hi is not None and hi > 0 and (hi - lo) / hi > prec * Fraction(6, 5):
-            nb = choose_bits(ph, float(hi), prec, d)
+        if hi is not None and hi > 0 and (hi - lo) / hi > prec:
+            # the width is about proportional to h: the bits that bring it under the target (or the RDP-free guess)
+            w = float((hi - lo) / hi)
+            nb = max(choose_bits(ph, float(hi), prec, d), bits + math.ceil(_D.log2(w / (0.85 * float(prec)))))
+            span = _span(ph)
+            while nb > bits and span * 2 ** nb > MAX_LEN * 3 / 4:
+                nb -= 1
             if nb > bits:
                 C = _compose(ph, nb, _fix_bits(ph, nb, tl), tl)
     return C
