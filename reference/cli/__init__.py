@@ -12,7 +12,11 @@
 * Modules in :data:`EXTENSIONS` add their own subcommands (simulations, checkers).
 * ``fullyadaptive version``.
 
-Errors in the user's input exit with status 2 and a one-line message on stderr.
+Errors in the user's input exit with status 2 and a one-line message on stderr; an unexpected
+internal error (a bug, or a resource running out) exits with status 4 and one line
+``fullyadaptive <cmd>: internal error: <type>: <message>`` (the traceback with
+``FULLYADAPTIVE_DEBUG=1``), so it is never mistaken for a command's own statuses (``check``:
+1 invalid, 3 undecided).
 """
 from __future__ import annotations
 
@@ -30,6 +34,10 @@ from ..precision import DEFAULT_DPS
 PROG = "fullyadaptive"
 #: Exit status after Ctrl-C (128 + SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
+#: Exit status of an unexpected internal error (distinct from every command's own statuses 0-3).
+EXIT_INTERNAL = 4
+#: Set to 1 to print the traceback of an internal error (after its one line).
+DEBUG_ENV = "FULLYADAPTIVE_DEBUG"
 
 
 class UsageError(Exception):
@@ -444,7 +452,8 @@ def build_parser() -> argparse.ArgumentParser:
               {PROG} report --out ./fullyadaptive-report
 
             Errors exit with status 2 and one line 'fullyadaptive <subcommand>: error: ...';
-            Ctrl-C exits with status 130.
+            an internal error with status 4 and one line 'fullyadaptive <subcommand>: internal
+            error: <type>: <message>' ({DEBUG_ENV}=1 adds the traceback); Ctrl-C exits with status 130.
             """),
     )
     p.add_argument("--version", action="version", version=f"{PROG} {__version__}")
@@ -540,8 +549,12 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``fullyadaptive`` console script; returns the exit status.
 
     Usage errors exit with status 2 and one line ``fullyadaptive <subcommand>: error: ...``;
-    Ctrl-C with status 130 and one line; a run longer than two seconds reports its progress
-    on stderr (:class:`reference.report.progress.Progress`) unless ``--quiet``/``--no-progress``.
+    Ctrl-C with status 130 and one line; any other exception (RecursionError, MemoryError,
+    OverflowError, ...) with :data:`EXIT_INTERNAL` (4) and one line
+    ``fullyadaptive <subcommand>: internal error: <type>: <message>``, its traceback only when
+    the environment variable ``FULLYADAPTIVE_DEBUG`` is set to a non-empty value other than 0;
+    a run longer than two seconds reports its progress on stderr
+    (:class:`reference.report.progress.Progress`) unless ``--quiet``/``--no-progress``.
     """
     from ..report.progress import Progress
 
@@ -571,6 +584,30 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except Exception as exc:  # noqa: BLE001 - the one place where an unexpected error becomes status 4
+        return _internal_error(cmd, exc)
+
+
+def _internal_error(cmd: str, exc: BaseException) -> int:
+    """Report an unexpected exception as one line on stderr (and its traceback when debugging); returns 4."""
+    import os
+
+    if os.environ.get(DEBUG_ENV, "").strip() not in ("", "0"):
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    try:
+        msg = " ".join(str(exc).split())
+    except Exception:  # noqa: BLE001 - a message that cannot be formed (e.g. a huge integer)
+        msg = ""
+    if len(msg) > 500:
+        msg = msg[:497] + "..."
+    what = f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+    try:
+        print(f"{PROG} {cmd}: internal error: {what}", file=sys.stderr)
+    except Exception:  # noqa: BLE001 - stderr itself failed; the status still says what happened
+        pass
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

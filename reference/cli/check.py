@@ -2,7 +2,10 @@
 
 * ``check SPEC --eps E --delta D``: is the composition SPEC (eps, delta)-DP?  A certified verdict
   from :func:`reference.profiles.check.check`; exit status 0 (valid), 1 (invalid:
-  anti-conservative), 3 (undecided: the certified bracket straddles the claim), 2 (bad input).
+  anti-conservative), 3 (undecided: the certified bracket straddles the claim), 2 (bad input, or
+  an input beyond a stated limit, refused with a message naming it), 4 (an internal error:
+  :func:`reference.cli.main` turns any unexpected exception into one line and status 4, so 1
+  always means a certified anti-conservative claim).
 * ``crosscheck --peer NAME|all``: runs the golden vectors (``reference/data/vectors``) through
   each installed peer library and grades each answer against the certified interval
   (:mod:`reference.profiles.peers`); exit status 1 if a peer is anti-conservative somewhere.
@@ -18,11 +21,16 @@ from . import build_info, error_line
 
 
 def _check(args) -> int:
-    from ..profiles.check import check
+    from ..profiles.check import check, parse_spec
 
-    try:
-        v = check(args.spec, args.eps, args.delta, tol=args.tol, binary=args.binary, dps=args.dps)
+    try:  # reading the composition: a JSON file may be missing, or hold a value of the wrong type
+        steps = parse_spec(args.spec, binary=args.binary)
     except (ValueError, TypeError, OSError) as exc:
+        print(error_line("check", str(exc)), file=sys.stderr)
+        return 2
+    try:  # a refusal names the parameter and its limit; anything else is an internal error (status 4, in main)
+        v = check(steps, args.eps, args.delta, tol=args.tol, binary=args.binary, dps=args.dps, precision=args.precision)
+    except ValueError as exc:
         print(error_line("check", str(exc)), file=sys.stderr)
         return 2
     if args.json:
@@ -86,16 +94,21 @@ def add_cli(sub) -> list[str]:
         "check", help="certify a claimed (eps, delta) for a composition (rr, gaussian, laplace, subsampled-gaussian, zcdp)",
         description="Computes the certified true delta(eps) and eps(delta) of a composition and grades the claim: valid "
                     "and tight, valid but loose by X, invalid (anti-conservative by X; exit status 1), or undecided "
-                    "(exit status 3). SPEC: items 'mechanism:params[xCOUNT]' joined by '+' or ';', e.g. "
+                    "(exit status 3); exit status 0 when valid, 2 for bad input (or an input beyond a stated limit), "
+                    "4 for an internal error (one line on stderr; FULLYADAPTIVE_DEBUG=1 adds the traceback). "
+                    "SPEC: items 'mechanism:params[xCOUNT]' joined by '+' or ';', e.g. "
                     "'rr:0.01x1000', 'gaussian:sigma=2x500', 'subsampled-gaussian:q=0.01,sigma=1.1x10000', "
                     "'laplace:b=10x50', 'zcdp:rho=0.1', or a JSON file. Numbers are exact decimals unless --binary.")
     p.add_argument("spec", help="the composition (see above) or a path to a JSON file")
     p.add_argument("--eps", required=True, help="claimed epsilon >= 0")
-    p.add_argument("--delta", required=True, help="claimed delta in (0, 1)")
+    p.add_argument("--delta", required=True, help="claimed delta in [0, 1) (0: a pure-DP claim)")
     p.add_argument("--tol", default="0.01", help="relative slack under which a valid claim is 'tight' (default 0.01)")
     p.add_argument("--binary", action="store_true",
                    help="read decimal inputs as the nearest double (the exact binary value a float peer computed with)")
     p.add_argument("--dps", type=int, default=20, help="significant digits of the certified values (default 20)")
+    p.add_argument("--precision", default=None,
+                   help="target relative width of the subsampled-Gaussian (DP-SGD) eps bracket, in [1e-6, 0.5] "
+                        "(default 0.01; smaller refines the grid at more cost, within the memory budget)")
     p.add_argument("--digits", type=int, default=12, help="digits printed (default 12)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON (with version and commit)")
     p.set_defaults(func=_check)

@@ -14,9 +14,19 @@ gaussian (any sigmas)       mu-GDP with mu^2 = sum (Delta/sigma_i)^2 (:mod:`.gau
 laplace, one scale          exact k-fold Laplace PLD (:mod:`.laplace`)                   yes
 laplace, several scales     [best sub-composition, optimal pure-DP composition]         no
 subsampled-gaussian         [binary / PLD lower, min(MTZ19 RDP, certified PLD) upper]   no
+several sgm items           [best single item, summed RDP / the PLD hook]               no
 zcdp (+ gaussian)           [Gaussian with the same rho, improved zCDP conversion]       no
 any mixture                 [best exact sub-composition, summed integer-order RDP]       no
 ==========================  ===========================================================  =====
+
+Identical items are merged first (counts added); counts are used in closed form and never
+expanded into lists (:func:`.pure_dp.pure_dp_profile`, :func:`.laplace.laplace_profile_delta`
+take (value, count) pairs); a Laplace item of sensitivity s and scale b is the item of scale
+b/s at sensitivity 1.  Where an exact route's cost or range ends (rr beyond 10^7 steps, Laplace
+beyond 2000, mu^2 beyond MU2_MAX, sigma below SGM_SIGMA_MIN, delta below 1e-300) the answer is
+a certified bracket rather than a refusal.  At delta = 0, eps(0) is the largest composed loss
+(the sum of the steps' largest losses; infinite for the Gaussian, the subsampled Gaussian and
+rho > 0 zCDP).
 
 :func:`check` compares a claim with the bracket: *valid* when the certified upper end is
 below the claim (tight when within ``tol``, relative, else loose by the gap), *invalid*
@@ -26,6 +36,7 @@ exact profile that explains it.
 """
 from __future__ import annotations
 
+import contextvars
 import json
 import math
 import re
@@ -79,21 +90,32 @@ class Step:
 
 
 def _fmt(q: Fraction) -> str:
+    """An exact text for a rational: an integer, a float's repr or hex, a finite decimal (scientific beyond 30
+    digits of zeros), or p/q; beyond Python's integer-to-text limit an approximation marked with '~'."""
+    if max(q.numerator.bit_length(), q.denominator.bit_length()) > 12000:
+        return "~" + mpmath.nstr(mpmath.fdiv(q.numerator, q.denominator, prec=64), 17)
     if q.denominator == 1:
         return str(q.numerator)
-    f = float(q)
-    if Fraction(f) == q:
+    f = float(q) if abs(q) < 1e300 else math.inf
+    if math.isfinite(f) and Fraction(f) == q:
         return float.hex(f) if Fraction(repr(f)) != q else repr(f)
-    d = q.denominator
+    d, twos, fives = q.denominator, 0, 0
     while d % 2 == 0:
         d //= 2
+        twos += 1
     while d % 5 == 0:
         d //= 5
-    if d == 1:  # a finite decimal
-        from decimal import Decimal, getcontext
-
-        getcontext().prec = 400
-        return format(Decimal(q.numerator) / Decimal(q.denominator), "f").rstrip("0")
+        fives += 1
+    if d == 1:  # a finite decimal: N / 10^n exactly
+        n = max(twos, fives)
+        N = q.numerator * 10 ** n // q.denominator
+        sign, digits = ("-" if N < 0 else ""), str(abs(N))
+        if n <= 30:
+            whole, frac = (digits[:-n] or "0", digits[-n:].rjust(n, "0")) if len(digits) > n else ("0", digits.rjust(n, "0"))
+            return f"{sign}{whole}.{frac}".rstrip("0").rstrip(".")
+        mant = digits.rstrip("0")
+        exp = len(digits) - 1 - n
+        return f"{sign}{mant[0]}{'.' + mant[1:] if len(mant) > 1 else ''}e{exp}"
     return f"{q.numerator}/{q.denominator}"
 
 
@@ -192,20 +214,52 @@ def parse_spec(spec, *, binary: bool = False) -> tuple[Step, ...]:
 # Profiles of a composition
 # ---------------------------------------------------------------------------
 
+#: Below this delta, eps(delta) is found from the certified delta(eps) brackets (the RDP conversions and
+#: the Gaussian inverse choose their starting points in double precision, whose range ends near 1e-308).
+DELTA_FLOAT_MIN = Fraction(1, 10 ** 300)
+#: Above this eps, delta(eps) is bounded by delta(EPS_FLOAT_MAX) (delta is nonincreasing in eps), for the same reason.
+EPS_FLOAT_MAX = Fraction(10 ** 300)
+#: Largest mu^2 = sum (Delta/sigma_i)^2 (= 2 rho) of the exact Gaussian route; beyond it the truth is
+#: delta(eps) ~ 1 and eps(delta) ~ mu^2/2, and a bracket is returned (lower end at mu^2 = MU2_MAX).
+MU2_MAX = Fraction(10 ** 40)
+#: Smallest noise multiplier of the subsampled-Gaussian routes (their Renyi curve forms e^((j^2-j)/(2 sigma^2)));
+#: below it the lower end is taken at sigma = SGM_SIGMA_MIN (adding noise is post-processing) and the upper
+#: end is the total variation bound 1 - prod (1 - q_i)^(k_i).
+SGM_SIGMA_MIN = Fraction(1, 10)
+#: Steps of the sub-composition that gives the lower end of a subsampled-Gaussian item beyond sgm.K_MAX steps
+#: or below SGM_SIGMA_MIN (the binary lower end of :mod:`.subsampled_gaussian` is fast, and safe at any eps, up to 5000).
+SGM_SUB_K = 5000
+#: The discretised PLD is asked for delta(eps) only up to this eps (its loss grid is finite).
+PLD_EPS_MAX = Fraction(10 ** 4)
+SOURCE_EPS0 = ("eps(0) is the largest composed privacy loss: the sum of the steps' largest losses (pure-DP basic "
+               "composition, attained), infinite when a step's loss is unbounded (Gaussian, subsampled Gaussian, "
+               "rho > 0 zCDP) or a step has delta_i > 0")
+SOURCE_ZCDP_STD = "bun2016 Proposition 1.3 (rho-zCDP is (rho + 2 sqrt(rho log(1/delta)), delta)-DP for every delta)"
+SOURCE_TV = ("total variation: each subsampled-Gaussian step is (0, q)-DP, and (0, q_i)-DP steps compose to "
+             "(0, 1 - prod (1 - q_i)^(k_i))-DP (kairouz2015 Thm 3.3 / murtagh2016 at eps0 = 0)")
+
+
 def _kinds(steps) -> set[str]:
     return {("dp" if s.mechanism == "rr" else s.mechanism) for s in steps}
 
 
-def _pure_lists(steps):
-    es, ds = [], []
+def _merge(steps) -> tuple[Step, ...]:
+    """Identical items (same mechanism, same parameters) merged into one by adding their counts (first-appearance order)."""
+    counts: dict[tuple, int] = {}
     for s in steps:
-        es += [s.p("eps")] * s.count
-        ds += [s.p("delta")] * s.count
-    return es, ds
+        key = (s.mechanism, s.params)
+        counts[key] = counts.get(key, 0) + s.count
+    return tuple(Step(m, p, n) for (m, p), n in counts.items())
 
 
 def _gauss_mu2(steps) -> Fraction:
     return sum((s.count * (s.p("sensitivity") / s.p("sigma")) ** 2 for s in steps), Fraction(0))
+
+
+def _rho(steps) -> Fraction:
+    """The zCDP parameter of zcdp and Gaussian steps: sum k_i rho_i + sum k_i (Delta/sigma_i)^2 / 2."""
+    return sum((s.count * s.p("rho") for s in steps if s.mechanism == "zcdp"), Fraction(0)) + _gauss_mu2(
+        [s for s in steps if s.mechanism == "gaussian"]) / 2
 
 
 def _sqrt_bracket(x: Fraction, bits: int = 200) -> tuple[Fraction, Fraction]:
@@ -250,13 +304,40 @@ def _gaussian(mu2: Fraction, quantity: str, at: Fraction, dps: int) -> Bracket:
     return Bracket("eps", round_down(lo, dps), hi, True, src)
 
 
+def _zcdp_huge(rho: Fraction, quantity: str, at: Fraction, dps: int) -> Bracket:
+    """A bracket for a Gaussian / zCDP composition with 2 rho > MU2_MAX, where the exact Gaussian route is out of reach.
+
+    Lower end: the Gaussian with mu^2 = MU2_MAX <= 2 rho (a Gaussian with a smaller mu is a
+    post-processing: scale the output and add independent noise; and it is rho-zCDP).  Upper end:
+    bun2016 Proposition 1.3, eps(delta) <= rho + 2 sqrt(rho log(1/delta)), i.e.
+    delta(eps) <= exp(-(eps - rho)^2/(4 rho)) for eps > rho (1 otherwise).
+    """
+    low = _gaussian(MU2_MAX, quantity, max(at, DELTA_FLOAT_MIN) if quantity == "eps" else at, dps)  # eps falls in delta
+    if quantity == "eps":
+        hi = certified(lambda c, r, d: r + 2 * c.sqrt(r * c.log(1 / d)), (rho, at), "upper", dps)
+    elif at > rho:
+        hi = min(certified(lambda c, r, e: c.exp(-(e - r) ** 2 / (4 * r)), (rho, at), "upper", dps), mpmath.mpf(1))
+    else:
+        hi = mpmath.mpf(1)
+    return Bracket(quantity, low.lo, max(hi, low.lo), False, "bracket",
+                   lo_source=f"the Gaussian mechanism with mu^2 = {_fmt(MU2_MAX)} <= 2 rho (post-processing): {low.source}",
+                   hi_source=SOURCE_ZCDP_STD)
+
+
 def _lse(xs) -> float:
     m = max(xs)
     return m + math.log(sum(math.exp(x - m) for x in xs))
 
 
 def _rdp_float(s: Step, a: int) -> float:
-    """Float estimate of a step's composed RDP at order a (to choose the order only)."""
+    """Float estimate of a step's composed RDP at order a (to choose the order only; inf where doubles overflow)."""
+    try:
+        return _rdp_float_raw(s, a)
+    except (OverflowError, ZeroDivisionError, ValueError):
+        return math.inf
+
+
+def _rdp_float_raw(s: Step, a: int) -> float:
     m = s.mechanism
     if m in ("rr", "dp"):
         if s.p("delta") != 0:
@@ -282,20 +363,39 @@ def _rdp_float(s: Step, a: int) -> float:
 
 def _rdp_upper(s: Step, a: int, dps: int) -> mpmath.mpf:
     m = s.mechanism
+    prec = cl._bits(dps) + 8
     if m in ("rr", "dp"):
-        return s.count * cl.rr_rdp(a, s.p("eps"), dps=dps) if s.p("eps") > 0 else mpmath.mpf(0)
+        if s.p("eps") == 0:
+            return mpmath.mpf(0)
+        return mpmath.fmul(s.count, cl.rr_rdp(a, s.p("eps"), dps=dps), prec=prec, rounding="u")
     if m == "gaussian":
         return round_up(s.count * a * (s.p("sensitivity") / s.p("sigma")) ** 2 / 2, dps)
     if m == "laplace":
-        return s.count * cl.laplace_rdp(a, s.p("b") / s.p("sensitivity"), dps=dps)
+        return mpmath.fmul(s.count, cl.laplace_rdp(a, s.p("b") / s.p("sensitivity"), dps=dps), prec=prec, rounding="u")
     if m == "zcdp":
         return round_up(s.count * a * s.p("rho"), dps)
-    return s.count * sgm.sgm_rdp(s.p("q"), s.p("sigma"), a, dps=dps)
+    return mpmath.fmul(s.count, sgm.sgm_rdp(s.p("q"), s.p("sigma"), a, dps=dps), prec=prec, rounding="u")
+
+
+def _rdp_ok(s: Step) -> bool:
+    """Whether the step's Renyi curve can be formed (finite, and its parameters within the routes' ranges)."""
+    m = s.mechanism
+    if m in ("rr", "dp"):
+        return s.p("delta") == 0 and s.p("eps") <= pure_dp.EPS0_MAX
+    if m == "laplace":
+        return s.p("sensitivity") / s.p("b") <= pure_dp.EPS0_MAX
+    if m == "gaussian":
+        return (s.p("sensitivity") / s.p("sigma")) ** 2 <= MU2_MAX
+    if m == "zcdp":
+        return 2 * s.p("rho") <= MU2_MAX
+    return s.p("sigma") >= SGM_SIGMA_MIN
 
 
 def _rdp_bracket_end(steps, quantity: str, at: Fraction, dps: int):
-    """Upper end from the summed integer-order RDP curve (improved conversion); None if a step has no finite curve."""
-    if any(s.mechanism in ("rr", "dp") and s.p("delta") != 0 for s in steps):
+    """Upper end from the summed integer-order RDP curve (improved conversion); None if a step has no usable curve."""
+    if not all(_rdp_ok(s) for s in steps):
+        return None
+    if (quantity == "eps" and at < DELTA_FLOAT_MIN) or (quantity == "delta" and at > EPS_FLOAT_MAX):
         return None
 
     def up(a, d):
@@ -312,14 +412,52 @@ def _rdp_bracket_end(steps, quantity: str, at: Fraction, dps: int):
     return integer_order_delta(up, fl, at, sgm.ORDERS, dps=dps)[0]
 
 
-def _sgm_pld(s: Step, quantity: str, at: Fraction):
-    """The discretised-PLD bracket of one subsampled-Gaussian item (:mod:`.sgm_pld`), or None where it does not apply."""
+#: The claim (eps, delta) being checked and the target relative width of the PLD eps bracket, set by :func:`check` and
+#: :func:`profile` so that both brackets of one check come from one composition (:func:`_sgm_pld_phases`).
+_PLD_HINT: contextvars.ContextVar = contextvars.ContextVar("pld_hint", default=None)
+_PLD_PRECISION: contextvars.ContextVar = contextvars.ContextVar("pld_precision", default=None)
+
+
+def _sgm_pld_phases(steps, quantity: str, at: Fraction):
+    """The certified PLD bracket (:mod:`.sgm_pld`, catalog ``koskela2020_pld_sgm_delta``: valid) of one or several
+    subsampled-Gaussian items (phases, composed in order), or None where it does not apply (more than
+    ``sgm_pld.K_MAX`` steps, sigma below 0.001, eps beyond :data:`PLD_EPS_MAX`, or a request beyond the engine's memory
+    budget: then the Renyi bracket stands alone and names its source)."""
     from . import sgm_pld
 
-    if s.count > sgm_pld.K_MAX:
+    if sum(s.count for s in steps) > sgm_pld.K_MAX or (quantity == "delta" and at > PLD_EPS_MAX):
         return None
-    comp = sgm_pld.sgm_pld(s.p("q"), s.p("sigma"), s.count)
+    if any(s.p("sigma") < Fraction(1, 1000) for s in steps):
+        return None
+    phases = [(s.p("q"), s.p("sigma"), s.count) for s in steps]
+    kw = {}
+    hint = _PLD_HINT.get()
+    if hint is not None and 0 < hint[1] < 1:
+        kw["delta_hint"] = hint[1]  # check(): one composition sized for the claimed delta serves both brackets
+    elif quantity == "eps":
+        kw["delta_hint"] = at
+    else:
+        kw["eps_hint"] = max(at, Fraction(1, 20))
+    if _PLD_PRECISION.get() is not None:
+        kw["precision"] = _PLD_PRECISION.get()
+    try:
+        comp = sgm_pld.sgm_pld_phases(phases, **kw)
+    except ValueError as exc:
+        if "MAX_LEN" in str(exc) or "memory budget" in str(exc) or "sigma must be" in str(exc):
+            return None
+        raise
     return comp.delta_bracket(at) if quantity == "delta" else comp.eps_bracket(at)
+
+
+def _sgm_pld(s: Step, quantity: str, at: Fraction):
+    """The discretised-PLD bracket of one subsampled-Gaussian item (:func:`_sgm_pld_phases`), or None."""
+    return _sgm_pld_phases((s,), quantity, at)
+
+
+def _sgm_pld_multi(steps, quantity: str, at: Fraction):
+    """The certified PLD bracket of several subsampled-Gaussian items (heterogeneous phases), or None
+    (:func:`_sgm_pld_phases`); :func:`_tighter` combines it with the summed-RDP bracket."""
+    return _sgm_pld_phases(tuple(steps), quantity, at)
 
 
 def _tighter(a: Bracket, b: Bracket | None) -> Bracket:
@@ -333,28 +471,162 @@ def _tighter(a: Bracket, b: Bracket | None) -> Bracket:
     return Bracket(a.quantity, min(lo, hi), hi, False, "bracket", lo_source=lo_src, hi_source=hi_src)
 
 
+def _sgm_single(s: Step, quantity: str, at: Fraction, dps: int) -> Bracket:
+    """One subsampled-Gaussian item within the routes' limits: the RDP / binary bracket, tightened by the PLD."""
+    q, sigma = s.p("q"), s.p("sigma")
+    if quantity == "eps":
+        return _tighter(sgm.sgm_eps_bracket(q, sigma, s.count, at, dps=dps), _sgm_pld(s, quantity, at))
+    try:
+        b = sgm.sgm_delta_bracket(q, sigma, s.count, at, dps=dps)
+    except RecursionError:
+        # sgm_delta_lower_binary (k > 5000) recurses in mpmath's interval loggamma when eps exceeds the
+        # thresholded composition's largest loss, where that lower end is 0; keep the upper end
+        b = Bracket("delta", mpmath.mpf(0), sgm.sgm_delta(q, sigma, s.count, at, dps=dps), False, "bracket",
+                    lo_source="0 (trivial)", hi_source=sgm.SOURCE_UP)
+    return _tighter(b, _sgm_pld(s, quantity, at))
+
+
+def _sgm_tv(steps, dps: int) -> mpmath.mpf:
+    """1 - prod (1 - q_i)^(k_i) rounded up: the total variation bound on delta(eps) of subsampled-Gaussian steps (SOURCE_TV)."""
+    if any(s.p("q") == 1 for s in steps):
+        return mpmath.mpf(1)
+    qs = tuple(s.p("q") for s in steps)
+    ns = tuple(s.count for s in steps)
+    return certified(lambda c, *x: 1 - c.exp(sum((n * c.log(1 - v) for v, n in zip(x, ns)), c.mpf(0))), qs, "upper", dps)
+
+
+def _sgm_bracket(steps, quantity: str, at: Fraction, dps: int) -> Bracket:
+    """Subsampled-Gaussian items (module docstring table); counts are never expanded."""
+    plain = [s.p("sigma") >= SGM_SIGMA_MIN and s.count <= sgm.K_MAX for s in steps]
+    if len(steps) == 1 and plain[0]:
+        return _sgm_single(steps[0], quantity, at, dps)
+    lo, lo_src = mpmath.mpf(0), "0 (trivial)"
+    for s, ok in zip(steps, plain):  # lower end: the best single item (dropping items is post-processing)
+        sub = s if ok else Step(s.mechanism, (("q", s.p("q")), ("sigma", max(s.p("sigma"), SGM_SIGMA_MIN))),
+                                min(s.count, SGM_SUB_K))
+        b = _sgm_single(sub, quantity, at, dps)
+        if b.lo > lo:
+            lo, lo_src = b.lo, (b.lo_source or b.source) + ("" if ok else f" of {sub.text()} (post-processing of {s.text()})")
+    hi = _rdp_bracket_end(steps, quantity, at, dps)
+    hi_src = "summed integer-order RDP curves + improved conversion (balle2020hyp Thm 21)"
+    tv = _sgm_tv(steps, dps)
+    if quantity == "delta" and (hi is None or tv < hi):
+        hi, hi_src = tv, SOURCE_TV
+    elif quantity == "eps" and hi is None:
+        hi, hi_src = (mpmath.mpf(0), SOURCE_TV) if pure_dp._cmp(tv, at) <= 0 else (cl.INF, "trivial")
+    base = Bracket(quantity, lo, max(hi, lo), False, "bracket", lo_source=lo_src, hi_source=hi_src)
+    return _tighter(base, _sgm_pld_multi(steps, quantity, at)) if len(steps) > 1 else base
+
+
+def _eps_at_zero(steps, dps: int) -> Bracket:
+    """eps(0), the smallest eps with delta(eps) = 0 (SOURCE_EPS0): exact, possibly infinite."""
+    tot = Fraction(0)
+    for s in steps:
+        m = s.mechanism
+        if m in ("rr", "dp") and s.p("delta") == 0:
+            tot += s.count * s.p("eps")
+        elif m == "laplace":
+            tot += s.count * s.p("sensitivity") / s.p("b")
+        elif m == "zcdp" and s.p("rho") == 0:
+            continue
+        else:
+            return Bracket("eps", cl.INF, cl.INF, True, SOURCE_EPS0)
+    return Bracket("eps", round_down(tot, dps), round_up(tot, dps), True, SOURCE_EPS0)
+
+
+def _eps_by_inversion(steps, d: Fraction, dps: int) -> Bracket:
+    """eps(d) for 0 < d < DELTA_FLOAT_MIN from certified delta(eps) brackets, by bisection.
+
+    eps is nonincreasing in delta, so eps(d) >= the lower end at DELTA_FLOAT_MIN; an e with a
+    certified delta(e) <= d is an upper end (eps(d) <= e), an e with a certified delta(e) > d a
+    lower end (eps(d) > e).  Exact when every bracket used is exact and the ends meet to ``dps`` digits.
+    """
+    base = _group_bracket(steps, "eps", DELTA_FLOAT_MIN, dps)
+    if not mpmath.isfinite(base.hi):  # no finite upper end at 1e-300 (or eps = inf): none below it either
+        return Bracket("eps", base.lo, base.hi, base.exact, base.source,
+                       lo_source=f"eps at delta = 1e-300 (eps is nonincreasing in delta): {base.lo_source or base.source}",
+                       hi_source=base.hi_source)
+    cache: dict[Fraction, Bracket] = {}
+
+    def at(e: Fraction) -> Bracket:
+        if e not in cache:
+            cache[e] = _group_bracket(steps, "delta", e, dps)
+        return cache[e]
+
+    lo_ok = mpf_to_fraction(base.lo)  # certified: eps(d) >= lo_ok
+    hi_ok = None
+    x = max(mpf_to_fraction(base.hi) if mpmath.isfinite(base.hi) else Fraction(1), lo_ok, Fraction(1)) * 2
+    for _ in range(64):
+        if pure_dp._cmp(at(x).hi, d) <= 0:
+            hi_ok = x
+            break
+        x *= 2
+    if hi_ok is None:
+        return Bracket("eps", base.lo, cl.INF, False, "bracket", lo_source=f"eps at delta = 1e-300: {base.lo_source or base.source}",
+                       hi_source="trivial")
+    exact = base.exact and at(hi_ok).exact
+    # exact profiles: both ends to dps - 4 digits; brackets: the upper end to 1e-3 relative, the lower end
+    # stays the one at DELTA_FLOAT_MIN (raised where an evaluation certifies more), each evaluation being costly
+    tol = Fraction(1, 10 ** max(dps - 4, 6)) if exact else Fraction(1, 10 ** 3)
+    u_bad, l_bad = lo_ok, (hi_ok if exact else lo_ok)  # no certified upper end at u_bad; no lower end at l_bad
+    for _ in range(400):
+        if hi_ok - u_bad <= tol * hi_ok and l_bad - lo_ok <= tol * hi_ok:
+            break
+        if hi_ok - u_bad > tol * hi_ok:
+            m = (u_bad + hi_ok) / 2
+            b = at(m)
+            exact = exact and b.exact
+            if pure_dp._cmp(b.hi, d) <= 0:
+                hi_ok = m
+                l_bad = min(l_bad, m)
+            else:
+                u_bad = m
+                if pure_dp._cmp(b.lo, d) > 0:
+                    lo_ok = max(lo_ok, m)
+                    l_bad = max(l_bad, lo_ok)
+        if l_bad - lo_ok > tol * hi_ok:
+            m = (lo_ok + l_bad) / 2
+            b = at(m)
+            exact = exact and b.exact
+            if pure_dp._cmp(b.lo, d) > 0:
+                lo_ok = m
+            else:
+                l_bad = m
+    src = f"certified delta(eps) brackets inverted by bisection ({at(hi_ok).hi_source or at(hi_ok).source})"
+    lo_src = src if lo_ok != mpf_to_fraction(base.lo) else (
+        f"eps at delta = 1e-300 (eps is nonincreasing in delta): {base.lo_source or base.source}")
+    exact = exact and hi_ok - lo_ok <= tol * hi_ok
+    return Bracket("eps", round_down(lo_ok, dps), round_up(hi_ok, dps), exact, src if exact else "bracket",
+                   lo_source=lo_src, hi_source=src)
+
+
 def _group_bracket(steps, quantity, at, dps) -> Bracket:
     """The profile of a composition (module docstring table)."""
+    steps = _merge(steps)
     kinds = _kinds(steps)
+    if quantity == "eps" and at == 0:
+        return _eps_at_zero(steps, dps)
+    huge = kinds <= {"zcdp", "gaussian"} and 2 * _rho(steps) > MU2_MAX
+    if not kinds <= {"dp", "laplace"}:  # these routes are exact rationals and intervals; the others pass through doubles
+        if quantity == "eps" and at < DELTA_FLOAT_MIN and not huge:
+            return _eps_by_inversion(steps, at, dps)
+        if quantity == "delta" and at > EPS_FLOAT_MAX:
+            b = _group_bracket(steps, "delta", EPS_FLOAT_MAX, dps)
+            return Bracket("delta", mpmath.mpf(0), b.hi, False, "bracket", lo_source="0 (trivial)",
+                           hi_source=f"delta at eps = 1e300 (delta is nonincreasing in eps): {b.hi_source or b.source}")
     if kinds == {"dp"}:
-        es, ds = _pure_lists(steps)
-        return (pure_dp.pure_dp_delta if quantity == "delta" else pure_dp.pure_dp_eps)(es, at, delta0s=ds, dps=dps)
-    if kinds == {"gaussian"}:
-        return _gaussian(_gauss_mu2(steps), quantity, at, dps)
-    if kinds == {"laplace"}:
-        bs, sens = [], {s.p("sensitivity") for s in steps}
-        if len(sens) == 1:
-            for s in steps:
-                bs += [s.p("b")] * s.count
-            fn = lap.laplace_profile_delta if quantity == "delta" else lap.laplace_profile_eps
-            return fn(bs, at, sensitivity=sens.pop(), dps=dps)
-    if kinds == {"subsampled-gaussian"} and len(steps) == 1:
-        s = steps[0]
-        fn = sgm.sgm_delta_bracket if quantity == "delta" else sgm.sgm_eps_bracket
-        return _tighter(fn(s.p("q"), s.p("sigma"), s.count, at, dps=dps), _sgm_pld(s, quantity, at))
+        return pure_dp.pure_dp_profile([(s.p("eps"), s.p("delta"), s.count) for s in steps], quantity, at, dps=dps)
+    if kinds == {"laplace"}:  # Laplace(b) at sensitivity s has the profile of Laplace(b/s) at sensitivity 1
+        fn = lap.laplace_profile_delta if quantity == "delta" else lap.laplace_profile_eps
+        return fn([s.p("b") / s.p("sensitivity") for s in steps], at, counts=[s.count for s in steps], dps=dps)
+    if kinds == {"subsampled-gaussian"}:
+        return _sgm_bracket(steps, quantity, at, dps)
     if kinds <= {"zcdp", "gaussian"}:
-        rho = sum((s.count * s.p("rho") for s in steps if s.mechanism == "zcdp"), Fraction(0)) + _gauss_mu2(
-            [s for s in steps if s.mechanism == "gaussian"]) / 2
+        rho = _rho(steps)
+        if huge:
+            return _zcdp_huge(rho, quantity, at, dps)
+        if kinds == {"gaussian"}:
+            return _gaussian(2 * rho, quantity, at, dps)
         low = _gaussian(2 * rho, quantity, at, dps)
         if quantity == "eps":
             hi = cl.zcdp_to_dp_eps_improved(rho, at, dps=dps)
@@ -363,10 +635,13 @@ def _group_bracket(steps, quantity, at, dps) -> Bracket:
         return Bracket(quantity, low.lo, max(hi, low.lo), False, "bracket",
                        lo_source="the Gaussian mechanism with the same rho (it is rho-zCDP): " + low.source,
                        hi_source="improved zCDP -> DP conversion (balle2020hyp Thm 21 / canonne2020 Prop. 12)")
-    # a mixture: lower = best exactly known sub-composition, upper = summed RDP (and pure-DP optimal if all pure)
+    # a mixture of kinds: lower = best exactly known sub-composition, upper = summed RDP.  Each group
+    # below has a single kind, so it is answered by a branch above and never comes back here.
     groups: dict[str, list] = {}
     for s in steps:
         groups.setdefault("dp" if s.mechanism == "rr" else s.mechanism, []).append(s)
+    if len(groups) < 2:  # pragma: no cover - every single kind has its branch above
+        raise AssertionError(f"no route for the composition {[s.text() for s in steps]}")
     lows = []
     for g in groups.values():
         try:
@@ -382,16 +657,33 @@ def _group_bracket(steps, quantity, at, dps) -> Bracket:
                    hi_source="summed integer-order RDP curves + improved conversion (balle2020hyp Thm 21)")
 
 
-def profile(spec, quantity: str, at, *, binary: bool = False, dps: int = 20) -> Bracket:
-    """Certified bracket of delta(eps = at) (``quantity="delta"``) or eps(delta = at) (``"eps"``) of a composition."""
+def profile(spec, quantity: str, at, *, binary: bool = False, dps: int = 20, precision=None) -> Bracket:
+    """Certified bracket of delta(eps = at) (``quantity="delta"``) or eps(delta = at) (``"eps"``; delta in [0, 1)) of a composition.
+
+    ``precision``: the target relative width of the subsampled-Gaussian PLD eps bracket (default
+    ``sgm_pld.DEFAULT_PRECISION``, 1%; smaller costs more time and memory).
+    """
     steps = spec if (isinstance(spec, tuple) and all(isinstance(s, Step) for s in spec)) else parse_spec(spec, binary=binary)
     if quantity == "delta":
         a = _check("eps", at, NN)
     elif quantity == "eps":
-        a = _check("delta", at, U)
+        a = _check("delta", at, D0)
     else:
         raise ValueError(f"quantity must be 'delta' or 'eps', found {quantity!r}")
-    return _group_bracket(steps, quantity, a, dps)
+    tok = _PLD_PRECISION.set(_precision(precision))
+    try:
+        return _group_bracket(steps, quantity, a, dps)
+    finally:
+        _PLD_PRECISION.reset(tok)
+
+
+def _precision(precision):
+    """The PLD precision parsed (exact; in [1e-6, 1/2]) or None."""
+    if precision is None:
+        return None
+    from .sgm_pld import PDOM
+
+    return _check("precision", precision, PDOM)
 
 
 def generic_conversions(steps, delta: Fraction, dps: int = 20) -> dict[str, mpmath.mpf]:
@@ -400,16 +692,18 @@ def generic_conversions(steps, delta: Fraction, dps: int = 20) -> dict[str, mpma
     zCDP compositions (gaussian, zcdp): the improved conversion (balle2020hyp Thm 21, alpha
     optimised) and the standard rho + 2 sqrt(rho log(1/delta)); any composition with finite
     Renyi curves: the summed integer-order RDP conversion; pure compositions: basic composition.
+    At delta = 0 only basic composition applies; the conversions that choose their order in
+    double precision are left out below DELTA_FLOAT_MIN.
     """
     out = {}
     kinds = _kinds(steps)
-    if kinds <= {"gaussian", "zcdp"}:
-        rho = sum((s.count * s.p("rho") for s in steps if s.mechanism == "zcdp"), Fraction(0)) + _gauss_mu2(
-            [s for s in steps if s.mechanism == "gaussian"]) / 2
-        out["zCDP -> DP, improved (balle2020hyp Thm 21)"] = cl.zcdp_to_dp_eps_improved(rho, delta, dps=dps)
+    if kinds <= {"gaussian", "zcdp"} and delta > 0:
+        rho = _rho(steps)
+        if delta >= DELTA_FLOAT_MIN and 2 * rho <= MU2_MAX:
+            out["zCDP -> DP, improved (balle2020hyp Thm 21)"] = cl.zcdp_to_dp_eps_improved(rho, delta, dps=dps)
         out["zCDP -> DP, standard rho + 2 sqrt(rho log(1/delta))"] = certified(
             lambda c, r, d: r + 2 * c.sqrt(r * c.log(1 / d)), (rho, delta), "upper", dps)
-    if kinds != {"subsampled-gaussian"}:  # for the SGM the summed RDP is already the bracket's upper end
+    if kinds != {"subsampled-gaussian"} and delta > 0:  # for the SGM the summed RDP is already the bracket's upper end
         r = _rdp_bracket_end(steps, "eps", delta, dps)
         if r is not None:
             out["summed RDP at integer orders -> DP (balle2020hyp Thm 21)"] = r
@@ -457,49 +751,70 @@ class Verdict:
         }
 
 
-def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20) -> Verdict:
+def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, precision=None) -> Verdict:
     """Is the composition ``spec`` (eps, delta)-DP?  A certified verdict (module docstring).
 
     ``eps``/``delta`` are parsed exactly (``binary``: decimal strings as their nearest double);
-    ``tol`` is the relative slack under which a valid claim counts as tight.
+    delta = 0 asks for pure DP (eps(0) is the largest composed loss, infinite for a Gaussian);
+    ``tol`` is the relative slack under which a valid claim counts as tight; ``precision`` the
+    target relative width of a subsampled-Gaussian PLD eps bracket (:func:`profile`).  The claim is valid
+    when a certified upper end (of delta at eps, or of eps at delta) meets it, invalid when a
+    certified lower end exceeds it; two certified ends that disagree raise ArithmeticError.
     """
-    steps = parse_spec(spec, binary=binary)
+    steps = _merge(parse_spec(spec, binary=binary))
     e = _value(eps, "eps", binary)
-    d = _value(delta, "delta", binary)
-    if not U.contains(d):
-        raise ValueError(f"delta must lie in {U}, found {delta!r}")
+    d = _value(delta, "delta", binary)  # in [0, 1)
     t = to_exact(tol, "tol")
-    db = _group_bracket(steps, "delta", e, dps)
-    eb = _group_bracket(steps, "eps", d, dps)
+    toks = _PLD_HINT.set((e, d)), _PLD_PRECISION.set(_precision(precision))
+    try:
+        db = _group_bracket(steps, "delta", e, dps)
+        eb = _group_bracket(steps, "eps", d, dps)
+    finally:
+        _PLD_HINT.reset(toks[0])
+        _PLD_PRECISION.reset(toks[1])
     comp = " + ".join(s.text() for s in steps)
-    dhi, dlo = mpf_to_fraction(db.hi), mpf_to_fraction(db.lo)
     ehi = mpf_to_fraction(eb.hi) if mpmath.isfinite(eb.hi) else None
     elo = mpf_to_fraction(eb.lo) if mpmath.isfinite(eb.lo) else None
-    if dhi <= d:
-        gap = e - ehi if ehi is not None else None
+    # mpf against rational without forming the mpf's exact value (delta can be e^-(10^9))
+    valid = pure_dp._cmp(db.hi, d) <= 0 or pure_dp._cmp(eb.hi, e) <= 0
+    invalid = pure_dp._cmp(db.lo, d) > 0 or pure_dp._cmp(eb.lo, e) > 0
+    if valid and invalid:
+        raise ArithmeticError(f"inconsistent certified brackets for {comp} at (eps, delta) = ({_fmt(e)}, {_fmt(d)}): "
+                              f"delta in [{db.lo}, {db.hi}], eps in [{eb.lo}, {eb.hi}]")
+    if valid:
+        gap = e - ehi if ehi is not None and ehi <= e else None
         tight = gap is not None and gap <= t * max(ehi, Fraction(1, 10 ** 30)) and eb.exact
         if tight:
             msg = f"valid and tight: the certified eps at delta = {_fmt(d)} is at most {directed_decimal(eb.hi, 8, 'upper')} (within {_fmt(t)} relative)"
         else:
             msg = (f"valid but loose by {directed_decimal(gap, 4, 'lower')} in eps: the certified eps at delta = {_fmt(d)} is at most "
-                   f"{directed_decimal(eb.hi, 8, 'upper')}" if gap is not None else "valid")
+                   f"{directed_decimal(eb.hi, 8, 'upper')}" if gap is not None else
+                   f"valid: the certified delta at eps = {_fmt(e)} is at most {directed_decimal(db.hi, 6, 'upper')}")
             if not eb.exact:
                 msg += " (an upper bound; the exact value may be smaller still)"
         expl = ""
         gen = generic_conversions(steps, d, dps=20)
-        below = {k: v for k, v in gen.items() if mpf_to_fraction(v) > e}
+        below = {k: v for k, v in gen.items() if pure_dp._cmp(v, e) > 0}
         if below:
             names = "; ".join(f"{k} gives {directed_decimal(v, 6, 'upper')}" for k, v in below.items())
             expl = (f"the claim is below the generic conversion(s) ({names}); it holds because of "
                     f"{eb.hi_source or eb.source} (certified eps <= {directed_decimal(eb.hi, 6, 'upper')})")
         return Verdict("valid", bool(tight), msg, comp, e, d, db, eb, round_down(gap, 20) if gap is not None else None, expl, gen)
-    if dlo > d:
-        gap = (elo - e) if elo is not None else None
-        msg = (f"INVALID: anti-conservative by {directed_decimal(gap, 4, 'lower')} in eps: the true eps at delta = {_fmt(d)} is at least "
-               f"{directed_decimal(eb.lo, 8, 'lower')}, and the true delta at eps = {_fmt(e)} is at least "
-               f"{directed_decimal(db.lo, 6, 'lower')} > {_fmt(d)}" if gap is not None else "INVALID")
+    if invalid:
+        gap = (elo - e) if elo is not None and elo > e else None
+        if gap is not None:
+            head = (f"anti-conservative by {directed_decimal(gap, 4, 'lower')} in eps: the true eps at delta = {_fmt(d)} is at least "
+                    f"{directed_decimal(eb.lo, 8, 'lower')}")
+        elif not mpmath.isfinite(eb.lo):
+            head = f"the true eps at delta = {_fmt(d)} is infinite (no finite eps holds at this delta)"
+        else:
+            head = ""
+        tail = (f"the true delta at eps = {_fmt(e)} is at least {directed_decimal(db.lo, 6, 'lower')} > {_fmt(d)}"
+                if pure_dp._cmp(db.lo, d) > 0 else "")
+        msg = "INVALID: " + ", and ".join(x for x in (head, tail) if x)
+        src = (db.lo_source or db.source) if tail else (eb.lo_source or eb.source)
         return Verdict("invalid", False, msg, comp, e, d, db, eb, -round_down(gap, 20) if gap is not None else None,
-                       f"lower end: {db.lo_source or db.source}")
+                       f"lower end: {src}")
     msg = (f"undecided: the certified delta at eps = {_fmt(e)} lies in [{directed_decimal(db.lo, 6, 'lower')}, "
            f"{directed_decimal(db.hi, 6, 'upper')}], which contains the claimed {_fmt(d)}")
     expl = f"lower end: {db.lo_source or db.source}; upper end: {db.hi_source or db.source}"

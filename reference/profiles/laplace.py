@@ -22,11 +22,14 @@ exponentials, each integral int u^m e^{+-u/2} du in closed form.  The sum has he
 cancellation (terms ~2^k e^{k eps0} for a value <= 1); it is evaluated in interval arithmetic
 with the precision doubled until the enclosure is tight, so the result is certified.
 
-Limits: 1 <= k <= K_MAX = 2000 (cost O(k^2) interval operations at O(k + k eps0) bits;
-~0.1 s at k = 50, ~3 s at k = 500); eps0 <= 50.  Heterogeneous scales: :func:`laplace_profile_delta`
-brackets the truth between the best exact homogeneous sub-composition (lower; dropping
-mechanisms is post-processing) and the optimal composition of the pure eps_i-DP steps
-(Murtagh-Vadhan, upper), never claiming an exact value.
+Limits: 1 <= k <= K_MAX = 2000 (cost O(k^2) interval operations at O(k + k eps0) bits per
+evaluation; delta(eps) takes ~0.1 s at k = 100, ~10 s at k = 500, and eps(delta) about 25
+evaluations); eps0 <= 50.  Beyond them, and for several scales, :func:`laplace_profile_delta`
+brackets the truth, never claiming an exact value: below by the best exact one-scale
+sub-composition (dropping mechanisms is post-processing) or, for more than K_MAX steps, by the
+randomized response that thresholding each output at Delta/2 gives (composed exactly); above
+by the optimal composition of the pure eps_i-DP steps (Murtagh-Vadhan; KOV Theorem 3.5's
+closed form beyond 10^7 steps) and the summed Laplace RDP.  Counts are never expanded.
 """
 from __future__ import annotations
 
@@ -37,9 +40,8 @@ from typing import Sequence
 
 import mpmath
 
-from ..bounds.classical import hetero_optimal_delta, hetero_optimal_eps
 from ..catalog import Param, register
-from ..precision import DEFAULT_DPS, Domain, _ctx, check, check_dps, check_seq, iv_const, mpf_to_fraction
+from ..precision import DEFAULT_DPS, Domain, _ctx, certified, check, check_dps, check_seq, iv_const, mpf_to_fraction
 from .conversions import Bracket, enclose, invert_decreasing, round_down, round_up
 
 __all__ = ["K_MAX", "EPS0_MAX", "laplace_kfold_delta_enclosure", "laplace_kfold_delta", "laplace_kfold_delta_lower",
@@ -313,62 +315,137 @@ def laplace_kfold_eps_bracket(b, k, delta, *, sensitivity=1, dps: int = DEFAULT_
 
 
 # ---------------------------------------------------------------------------
-# Heterogeneous scales: a bracket
+# Several scales, or more steps than the exact profile takes: a bracket (counts never expanded)
 # ---------------------------------------------------------------------------
 
-def _groups(bs: Sequence[Fraction], sensitivity: Fraction) -> dict[Fraction, int]:
+def _groups(bs: Sequence[Fraction], sensitivity: Fraction, counts=None) -> dict[Fraction, int]:
+    """eps0 = Delta/b -> number of steps (``counts[i]`` steps of scale ``bs[i]``; one each without ``counts``)."""
+    if counts is None:
+        counts = (1,) * len(bs)
+    elif len(counts) != len(bs):
+        raise ValueError(f"counts must have the same length as b ({len(bs)}), found length {len(counts)}")
     g: dict[Fraction, int] = {}
-    for x in bs:
+    for i, (x, n) in enumerate(zip(bs, counts)):
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"counts[{i}] must be an integer >= 1, found {n!r}")
         e0 = sensitivity / x
-        g[e0] = g.get(e0, 0) + 1
+        g[e0] = g.get(e0, 0) + n
     return g
 
 
-def laplace_profile_delta(bs, eps, *, sensitivity=1, dps: int = DEFAULT_DPS) -> Bracket:
-    """Certified delta(eps) of the composition of Laplace(b_i) mechanisms (each of sensitivity Delta).
+#: eps0 above which the thresholded randomized response of a Laplace step is taken at eps0 = RR_EPS0_CAP
+#: (a smaller eps0 is a post-processing; it keeps e^eps0 formable).
+RR_EPS0_CAP = Fraction(10 ** 6)
+SOURCE_RR = ("randomized response with eps' = log(2 e^(eps0/2) - 1), the law of [x < Delta/2] for each Laplace "
+             "output x (post-processing; derived), composed by kairouz2015 Theorem 3.3 (on at most 10^6 steps "
+             "beyond 10^7)")
+SOURCE_PURE = "optimal composition of the pure eps0_i-DP steps (kairouz2015 Thm 3.3 / murtagh2016, counts in closed form)"
+SOURCE_RDP = "summed Laplace RDP (mironov2017 Table II) at integer orders + improved conversion (balle2020hyp Thm 21)"
+_ORDERS = tuple(range(2, 65)) + (72, 80, 96, 112, 128, 160, 192, 224, 256)
+_FLOAT_MIN = Fraction(1, 10 ** 300)  # the RDP conversions choose their order in double precision
 
-    Equal scales: the exact profile (:func:`laplace_kfold_delta_enclosure`).  Mixed scales: a
-    bracket [max over groups of the exact group profile, optimal pure-DP composition of the
-    eps_i = Delta/b_i (murtagh2016, valid since Laplace(b) is Delta/b-DP and randomized response
-    dominates)]; ``exact`` is False.
+
+def _rr_eps(e0: Fraction, dps: int) -> Fraction:
+    """A rational eps'' <= log(2 e^(eps0/2) - 1), the randomized response one Laplace(Delta/eps0) step dominates.
+
+    Derivation: with x ~ Lap(0, b) against Lap(Delta, b), the event x < Delta/2 has probability
+    1 - e^(-eps0/2)/2 against e^(-eps0/2)/2: a randomized response with eps' = log(2 e^(eps0/2) - 1),
+    so its k-fold composition is a post-processing of the k Laplace steps (and RR(eps'') one of
+    RR(eps') for eps'' <= eps').
+    """
+    v = certified(lambda c, x: c.log(2 * c.exp(x / 2) - 1), (min(e0, RR_EPS0_CAP),), "lower", dps)
+    return max(mpf_to_fraction(v), Fraction(0))
+
+
+def _rdp_end(g: dict[Fraction, int], quantity: str, at: Fraction, dps: int):
+    """Upper end from the summed Laplace RDP curves (None where the double-precision order choice cannot run)."""
+    from ..bounds.classical import laplace_rdp
+    from .conversions import integer_order_delta, integer_order_eps
+
+    if any(e0 > EPS0_MAX for e0 in g) or (quantity == "eps" and at < _FLOAT_MIN) or (quantity == "delta" and at > 1 / _FLOAT_MIN):
+        return None
+
+    def up(a, d):
+        tot = mpmath.mpf(0)
+        for e0, n in g.items():
+            tot = mpmath.fadd(tot, mpmath.fmul(n, laplace_rdp(a, 1 / e0, dps=d), prec=_bits(d), rounding="u"),
+                              prec=_bits(d), rounding="u")
+        return tot
+
+    def fl(a):
+        tot = 0.0
+        for e0, n in g.items():
+            e = float(e0)
+            # mironov2017 Table II: log(a/(2a-1) e^((a-1) e) + (a-1)/(2a-1) e^(-a e))/(a-1)
+            x, y = math.log(a / (2 * a - 1)) + (a - 1) * e, math.log((a - 1) / (2 * a - 1)) - a * e
+            m = max(x, y)
+            tot += n * (m + math.log(math.exp(x - m) + math.exp(y - m))) / (a - 1)
+        return tot
+
+    conv = integer_order_eps if quantity == "eps" else integer_order_delta
+    return conv(up, fl, at, _ORDERS, dps=dps)[0]
+
+
+def _bits(dps: int) -> int:
+    return int(math.ceil(dps * math.log2(10))) + 8
+
+
+def _profile(g: dict[Fraction, int], quantity: str, at: Fraction, dps: int) -> Bracket:
+    """The profile of Laplace steps, g = {eps0: count} (sensitivity normalised to 1): exact or a certified bracket."""
+    from . import pure_dp
+
+    exact_ok = all(n <= K_MAX and e0 <= EPS0_MAX for e0, n in g.items())
+    if len(g) == 1 and exact_ok:
+        (e0, n), = g.items()
+        lo, hi = (_pair(e0, n, at, dps) if quantity == "delta" else _eps_pair(e0, n, at, dps))
+        return Bracket(quantity, round_down(lo, dps), round_up(hi, dps), True, SOURCE)
+    lows, lo_src = [], ""
+    for e0, n in g.items():
+        if n <= K_MAX and e0 <= EPS0_MAX:  # exact profile of one scale
+            v = _pair(e0, n, at, dps)[0] if quantity == "delta" else round_down(_eps_pair(e0, n, at, dps)[0], dps)
+            src = "exact Laplace profile of the largest sub-composition (post-processing)"
+        else:
+            rr = _rr_eps(e0, dps + 5)
+            if rr == 0:
+                continue
+            v = pure_dp.pure_dp_profile([(rr, 0, n)], quantity, at, dps=dps).lo
+            src = SOURCE_RR
+        if not lows or v > max(lows):
+            lo_src = src
+        lows.append(v)
+    pure = pure_dp.pure_dp_profile([(e0, 0, n) for e0, n in g.items()], quantity, at, lower=False, dps=dps)
+    hi, hi_src = pure.hi, SOURCE_PURE + ("" if pure.exact else f" ({pure.hi_source})")
+    if not exact_ok:  # beyond the exact profile: the Renyi curve of Laplace is often tighter than the pure-DP one
+        r = _rdp_end(g, quantity, at, dps)
+        if r is not None and r < hi:
+            hi, hi_src = r, SOURCE_RDP
+    lo = round_down(max(lows), dps) if lows else mpmath.mpf(0)
+    return Bracket(quantity, lo, max(hi, lo), False, "bracket", lo_source=lo_src or "0 (trivial)", hi_source=hi_src)
+
+
+def laplace_profile_delta(bs, eps, *, sensitivity=1, counts=None, dps: int = DEFAULT_DPS) -> Bracket:
+    """Certified delta(eps) of the composition of Laplace(b_i) mechanisms (each of sensitivity Delta), ``counts[i]`` steps of b_i.
+
+    One scale with at most K_MAX steps and Delta/b <= EPS0_MAX: the exact profile
+    (:func:`laplace_kfold_delta_enclosure`).  Otherwise a bracket (``exact`` False): lower end, the
+    best exact one-scale profile (K_MAX steps at most), or for more steps the thresholded
+    randomized response of each step composed exactly (:func:`_rr_eps`; post-processing); upper
+    end, the optimal composition of the pure eps_i = Delta/b_i DP steps (murtagh2016 /
+    kairouz2015, counts in closed form; Laplace(b) is Delta/b-DP and randomized response
+    dominates), and beyond the exact profile also the summed Laplace RDP (mironov2017).
+    Counts are never expanded (10^12 steps take a few seconds).
     """
     dps = check_dps(dps)
     b_list = check_seq("b", bs, P)
     s = check("sensitivity", sensitivity, P)
     e = check("eps", eps, NN)
-    g = _groups(b_list, s)
-    for e0, n in g.items():
-        if n > K_MAX or e0 > EPS0_MAX:
-            raise ValueError(f"b: the exact Laplace profile needs at most {K_MAX} steps per scale and Delta/b <= {EPS0_MAX}")
-    if len(g) == 1:
-        (e0, n), = g.items()
-        lo, hi = _pair(e0, n, e, dps)
-        return Bracket("delta", round_down(lo, dps), round_up(hi, dps), True, SOURCE)
-    lows = [_pair(e0, n, e, dps)[0] for e0, n in g.items()]
-    eps_list = [e0 for e0, n in g.items() for _ in range(n)]
-    hi = hetero_optimal_delta(eps_list, [0] * len(eps_list), e, dps=dps)
-    return Bracket("delta", round_down(max(lows), dps), hi, False, "bracket",
-                   lo_source="exact Laplace profile of the largest sub-composition (post-processing)",
-                   hi_source="optimal composition of the pure eps_i-DP steps (murtagh2016)")
+    return _profile(_groups(b_list, s, counts), "delta", e, dps)
 
 
-def laplace_profile_eps(bs, delta, *, sensitivity=1, dps: int = DEFAULT_DPS) -> Bracket:
-    """Certified eps(delta) of the composition of Laplace(b_i) mechanisms (exact for equal scales, a bracket otherwise)."""
+def laplace_profile_eps(bs, delta, *, sensitivity=1, counts=None, dps: int = DEFAULT_DPS) -> Bracket:
+    """Certified eps(delta) of the composition of Laplace(b_i) mechanisms (exact for one scale within the limits, a bracket otherwise; :func:`laplace_profile_delta`)."""
     dps = check_dps(dps)
     b_list = check_seq("b", bs, P)
     s = check("sensitivity", sensitivity, P)
     d = check("delta", delta, U)
-    g = _groups(b_list, s)
-    for e0, n in g.items():
-        if n > K_MAX or e0 > EPS0_MAX:
-            raise ValueError(f"b: the exact Laplace profile needs at most {K_MAX} steps per scale and Delta/b <= {EPS0_MAX}")
-    if len(g) == 1:
-        (e0, n), = g.items()
-        lo, hi = _eps_pair(e0, n, d, dps)
-        return Bracket("eps", round_down(lo, dps), round_up(hi, dps), True, SOURCE)
-    lows = [_eps_pair(e0, n, d, dps)[0] for e0, n in g.items()]
-    eps_list = [e0 for e0, n in g.items() for _ in range(n)]
-    hi = hetero_optimal_eps(eps_list, [0] * len(eps_list), d, dps=dps)
-    return Bracket("eps", round_down(max(lows), dps), hi, False, "bracket",
-                   lo_source="exact Laplace profile of the largest sub-composition (post-processing)",
-                   hi_source="optimal composition of the pure eps_i-DP steps (murtagh2016)")
+    return _profile(_groups(b_list, s, counts), "eps", d, dps)
