@@ -162,3 +162,38 @@ def test_interval_ends_never_read_the_global_mpmath_precision():
             C = m.sgm_pld("0.01", "1.1", 100, grid_bits=9)
             vals.append((C.delta_upper_exact("1"), C.delta_lower_exact("1")))
     assert vals[0] == vals[1] == vals[2]
+
+
+def test_check_grades_dp_sgd_claims_from_one_certified_composition():
+    """check(): a claim above the certified upper end is valid (status 0), one below the certified lower end is
+    anti-conservative (status 1), and both brackets of one check come from the PLD engine (named as sources)."""
+    from reference.profiles.check import check
+
+    spec = "subsampled-gaussian:q=0.01,sigma=1.1x10000"
+    ok = check(spec, "5.2", "1e-5")
+    bad = check(spec, "5.1", "1e-5")
+    assert (ok.status, ok.exit_status) == ("valid", 0) and (bad.status, bad.exit_status) == ("invalid", 1)
+    for v in (ok, bad):
+        assert "connect the dots" in v.eps_bracket.hi_source and "Azuma-Hoeffding" in v.eps_bracket.lo_source
+        assert v.eps_bracket.lo < v.eps_bracket.hi and (v.eps_bracket.hi - v.eps_bracket.lo) / v.eps_bracket.hi < 0.01
+    # the same composition answers both questions consistently: delta_upper(eps_hi) <= delta
+    C = m.sgm_pld("0.01", "1.1", 10000, delta_hint="1e-5")
+    assert C.delta_upper_exact(F(ok.eps_bracket.hi)) <= Fraction(1, 10 ** 5)
+
+
+def test_check_two_phase_dp_sgd_run_against_the_engine_and_its_parts():
+    """A two-phase run (q = 0.01 then 0.02, sigma = 1, 10 steps each): check answers (it used to recurse forever); its
+    bracket lies between the phases' own lower ends and the phases' summed-RDP upper end (independent routes)."""
+    from reference.profiles.check import check, profile
+
+    v = check("subsampled-gaussian:q=0.01,sigma=1x10+subsampled-gaussian:q=0.02,sigma=1x10", "1", "1e-6")
+    assert v.status == "invalid" and v.exit_status == 1
+    b = v.delta_bracket
+    one = profile("subsampled-gaussian:q=0.02,sigma=1x10", "delta", "1")
+    assert b.hi >= one.lo  # dropping a phase is post-processing
+    from reference.profiles.check import _rdp_bracket_end, parse_spec
+
+    rdp_hi = _rdp_bracket_end(parse_spec("subsampled-gaussian:q=0.01,sigma=1x10+subsampled-gaussian:q=0.02,sigma=1x10"),
+                              "delta", Fraction(1), 20)
+    assert b.lo <= rdp_hi  # the summed Renyi curve is an independent certified upper bound
+    assert b.hi - b.lo < mpmath.mpf("0.1") * b.hi
