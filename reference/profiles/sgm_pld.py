@@ -34,19 +34,23 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    every x in B_a would give the same two atoms -- the split pair dominates (P, Q) (Doroshenko
    et al. 2022, Thm 3.3: the split is the pessimistic estimate of the curve at the grid).
    Product pairs of dominating pairs dominate (Zhu-Dong-Wang 2022, Lemma 13), so E f over the
-   K-fold split law is >= the truth.  The P-tail beyond the top bucket goes to loss +inf
-   (f(+inf) = 1) with its Q-mass moved up onto the top grid value; for q = 1 the bottom tail
-   is moved up onto the bottom grid value (raising losses raises E f).
-3. Exact composition.  Every mass is held as an integer multiple of 2^-F (the upper end of
-   its Arb ball, rounded up), every product is an exact integer polynomial product
-   (Kronecker substitution, FLINT's fmpz multiplication), and each product coefficient is
-   rounded UP to the next multiple of 2^-F.  So each computed vector W is entrywise >= the
-   exact law it stands for (convolution of nonnegative vectors is monotone).  Entries cut
-   from either end of a vector (negligible tails, chosen by mass) are added to a counter E of
-   mass "at an unknown place", and every mass at +inf to a counter I; products propagate both
-   (E_new >= E_A tot_B + E_B tot_A, I_new >= I_A tot_B + I_B tot_A).  Nothing here depends on
-   floating point, so the composed vectors are bit-identical on every machine.
-4. delta_upper(eps) = sum_{j h > eps} W_j f_eps(j h) + E + I (f <= 1 on the unknown places).
+   K-fold split law is >= the truth.  The masses beyond the top bucket (and, for q = 1, below
+   the bottom one) go to "an unknown place": a P-mass U_P and a Q-mass U_Q counted as
+   f = 1 in the upper end (f <= 1 everywhere).
+3. Exact composition.  The split keeps every atom's likelihood ratio (Q-mass = P-mass e^-l),
+   and so does every product of such pairs, so one vector can carry both orders: it holds
+   the tilted masses W = P-mass e^(-t l/2) (t = 1, symmetric; or two chains t = 0 for the
+   P-order and t = 2 for the Q-order when the window is so wide that e^(|l|/2) would amplify
+   the rounding); the tilt commutes with convolution.  Every W is an integer multiple of
+   2^-F (the upper end of its Arb ball, rounded up), every product is an exact integer
+   polynomial product (Kronecker substitution, FLINT's fmpz multiplication), and each product
+   coefficient is rounded UP to the next multiple of 2^-F.  So each computed vector is
+   entrywise >= the exact law it stands for (convolution of nonnegative vectors is monotone).
+   Entries cut from either end of a vector (negligible tails, chosen by both masses) move
+   into U_P and U_Q (certified upper bounds of their masses), and products propagate them
+   (U_new >= U_A (M_B + U_B) + U_B M_A, M the certified mass of a window).  The composed
+   integers depend on no floating point and are bit-identical on every machine.
+4. delta_upper(eps) = sum_{j h > eps} (mass at j h) f_eps(j h) + U (f <= 1 on the unknown places).
 5. Lower end.  Let nu be the split law restricted to the fine buckets (sub-probability of
    total pi = P(fine region), known from the CDF at its two ends), and G the event that every
    step falls in a fine bucket.  Under P, given its bucket loss l_a, the split value Y is a
@@ -58,23 +62,27 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
        H >= E_P[f_eps(sum L) 1_G] >= E_nu^K f_{eps'}(sum Y) - exp(-2 t^2/(K h^2)),
        eps' = eps + K mu_max + t.
    The K-fold nu has total pi^K and, for every grid index i, a lower tail C_nu(i) <= C_W(i) +
-   E (W >= the split law >= nu entrywise; E holds whatever was cut), so its upper tail is
-   T_nu(i) >= pi^K - E - C_W(i) = R + T_W(i), R = pi^K - E - sum W.  By Abel summation, for any
-   index m, E_nu^K f(S) >= sum_{J <= j <= m} W_j f(j h) + f(m h) (R + T_W(m + 1)) (J the first
-   index above eps').  t is optimised over a few values; each choice gives a valid bound.
-   The lower end converges as O(h sqrt(K log(1/eta))), the upper end at second order in h.
+   U (the vector >= the split law >= nu entrywise; U holds whatever was cut), so its upper
+   tail is T_nu(i) >= pi^K - U - C_W(i) = R + T_W(i), R = pi^K - U - (mass of the window,
+   certified by FLINT/Arb).  By Abel summation, for any index m, E_nu^K f(S) >= sum_{J <= j <=
+   m} W_j f(j h) + f(m h) (R + T_W(m + 1)) (J the first index above eps').  t is optimised
+   over a few values; each choice gives a valid bound.  The Q-order is the same on the
+   Q-loss grid -l.  The lower end converges as O(h sqrt(K log(1/eta))), the upper end at
+   second order in h.
 6. Evaluation: the sums of step 4/5 use float64 suffix sums of nonnegative terms with
    Higham's relative error bound (Accuracy and Stability, 2nd ed., eq. (3.5)), float
-   conversions of the integers with their relative error, e^(-j h) from Arb-rounded block
+   conversions of the integers with their relative error, e^(-j h/2) from Arb-rounded block
    values times Arb-rounded powers (3 ulps), and the final combination in Arb; every float
    operation is a single IEEE-754 operation (elementwise, or a sequential cumulative sum),
-   so results are bit-identical on every machine.
+   and every choice (grid, cuts, fixed point) is made in deterministic 53-bit mpmath, so the
+   results are bit-identical on every machine.
 
 Grid and cost: ``bits`` (h = 2^-bits) is chosen from the request so that the lower end's shift
-t is about ``precision`` x eps / 2 (:func:`choose_bits`), clamped to the memory budget
-:data:`MAX_LEN` entries per vector (about 0.1 GB per product; refused beyond with a message).
-The fixed point F is 84 bits (rounding junk about K x n x 2^-84, far below 1e-12), 116 bits for
-delta below 1e-11.
+t is about 0.6 ``precision`` x eps (:func:`choose_bits`; refined once from the bracket's own
+width), clamped to the memory budget :data:`MAX_LEN` grid values per vector (products are
+checked before they are formed; a request beyond it is refused with a message).  The fixed
+point F keeps the rounding junk (about 4 K n1 2^-F, times the tilt's amplification) below a
+quarter of the tail budget, 1e-5 of the requested delta.
 """
 from __future__ import annotations
 
