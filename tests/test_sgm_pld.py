@@ -197,3 +197,14 @@ def test_check_two_phase_dp_sgd_run_against_the_engine_and_its_parts():
                               "delta", Fraction(1), 20)
     assert b.lo <= rdp_hi  # the summed Renyi curve is an independent certified upper bound
     assert b.hi - b.lo < mpmath.mpf("0.1") * b.hi
+
+
+def test_wide_windows_keep_both_ends_tight():
+    """q = 0.5, sigma = 0.01, k = 10: losses in the tens of thousands.  The exponential weights are kept relative to
+    the evaluation point (a weight e^-(j h) relative to the window's start underflowed past 700 loss units and
+    collapsed the lower end to 658 where the upper end is 50726); both ends now agree to 2%."""
+    C = m.sgm_pld("0.5", "0.01", 10, delta_hint="1e-5")
+    b = C.eps_bracket("1e-5")
+    assert mpmath.mpf(49000) < b.lo < b.hi < mpmath.mpf(51000)
+    assert (b.hi - b.lo) / b.hi < mpmath.mpf("0.02")
+    assert C.delta_upper_exact(F(b.hi)) <= Fraction(1, 10 ** 5) < C.delta_lower_exact(F(b.lo))

@@ -631,20 +631,22 @@ def mu_max(bits: int) -> tuple[Fraction, Fraction]:
 
 class _View:
     """One order of the composed law as float bounds a_lo <= a <= a_up of its masses / S at grid indices base + i
-    (S = e^x, x exact), with suffix sums for O(1) upper / lower hockey-stick evaluations (docstring steps 4-6)."""
+    (S = e^x, x exact), with suffix sums for O(1) upper / lower hockey-stick evaluations (docstring steps 4-6).
+
+    The exponential weights are kept relative to the evaluation point: sg[i] bounds
+    sum_{j >= i} a_j e^(-(j - i) h), so no weight underflows however wide the window."""
 
     def __init__(self, alo: np.ndarray, aup: np.ndarray, base: int, x: Fraction, U: Fraction, R, mu: Fraction, K: int,
                  bits: int):
         self.base, self.x, self.U, self._R, self.mu, self.K, self.bits = base, x, U, R, mu, K, bits
         self.h = Fraction(1, 1 << bits)
         n = self.n = alo.size
-        glo, gup = _gtable(bits, n)
-        two = 1 - 2 * _U, 1 + 2 * _U  # one more rounding in each product
         self.s_up = np.append(np.cumsum(aup[::-1])[::-1], 0.0)
         self.s_lo = np.append(np.cumsum(alo[::-1])[::-1], 0.0)
-        self.s_glo = np.append(np.cumsum((alo * glo * two[0])[::-1])[::-1], 0.0)
-        self.s_gup = np.append(np.cumsum((aup * gup * two[1])[::-1])[::-1], 0.0)
+        self.sg_lo = _suffix_exp(alo, bits, lower=True)
+        self.sg_up = _suffix_exp(aup, bits, lower=False)
         self.err = _gamma(n)
+        self.gerr = _gamma(4 * n + 16 * _BLOCK)
 
     @property
     def R(self) -> Fraction:
@@ -660,9 +662,9 @@ class _View:
         """S sum_{j h > eps} a_j f_eps(j h) + U, rounded up (an exact rational)."""
         i = self._J(eps)
         s1 = Fraction(float(self.s_up[i])) * (1 + self.err)
-        s2 = Fraction(float(self.s_glo[i])) * (1 - self.err)
+        s2 = Fraction(float(self.sg_lo[i])) * (1 - self.gerr)
         with _Prec(96) as fl:
-            val = _exp_arb(fl, self.x) * (_arb_q(fl, s1) - _exp_arb(fl, eps - self.base * self.h) * _arb_q(fl, s2))
+            val = _exp_arb(fl, self.x) * (_arb_q(fl, s1) - _exp_arb(fl, eps - (self.base + i) * self.h) * _arb_q(fl, s2))
             hi = _exact(fl, val)[1]
         return _rup(max(hi, Fraction(0)) + self.U)
 
@@ -681,11 +683,13 @@ class _View:
             m = max(J, min(n - 1, k - 1))
         lo_f, hi_f = 1 - self.err, 1 + self.err
         s1 = Fraction(float(self.s_lo[J])) * lo_f - Fraction(float(self.s_lo[m + 1])) * hi_f
-        s2 = Fraction(float(self.s_gup[J])) * hi_f - Fraction(float(self.s_glo[m + 1])) * lo_f
         T = Fraction(float(self.s_lo[m + 1])) * lo_f
         with _Prec(96) as fl:
             Sx = _exp_arb(fl, self.x)
-            part = Sx * (_arb_q(fl, s1) - _exp_arb(fl, eps1 - self.base * self.h) * _arb_q(fl, s2))
+            # sum_{J <= j <= m} a_j e^(-(j - J) h) <= sg_up[J] - e^(-(m + 1 - J) h) sg_lo[m + 1]
+            s2 = (_arb_q(fl, Fraction(float(self.sg_up[J])) * (1 + self.gerr))
+                  - _exp_arb(fl, -(m + 1 - J) * self.h) * _arb_q(fl, Fraction(float(self.sg_lo[m + 1])) * (1 - self.gerr)))
+            part = Sx * (_arb_q(fl, s1) - _exp_arb(fl, eps1 - (self.base + J) * self.h) * s2)
             fm = 1 - _exp_arb(fl, eps1 - (self.base + m) * self.h)
             val = part + fm * (_arb_q(fl, R) + Sx * _arb_q(fl, T))
             lo = _exact(fl, val)[0]
@@ -707,6 +711,45 @@ class _View:
                 eta_hi = _exact(fl, eta)[1]
             best = max(best, Sv - eta_hi)
         return best
+
+
+_BLOCK = 256
+
+
+def _suffix_exp(a: np.ndarray, bits: int, lower: bool) -> np.ndarray:
+    """Float bounds on sg[i] = sum_{j >= i} a_j e^(-(j - i) h), i = 0..n (sg[n] = 0), for a_j >= 0.
+
+    Within blocks of 256 the weights come from the e^(-i h) table (never below e^(-256 h)), across
+    blocks one multiplication by e^(-(block length) h) carries the next block's sum: every term
+    passes through at most 4n + 16 * 256 roundings, so the computed value is within the relative
+    error _gamma(4 n + 16 * 256) of the same sum over the bounds used (lower: a_lo, e^(-ih) rounded
+    down; upper: a_up, rounded up); the caller applies that factor.  All operations are single
+    IEEE-754 operations in a fixed order (bit-identical on every machine)."""
+    n = a.size
+    out = np.zeros(n + 1)
+    if n == 0:
+        return out
+    B = _BLOCK
+    glo, gup = _gtable(bits, B + 1)
+    g = glo if lower else gup
+    nb = -(-n // B)
+    pad = np.zeros(nb * B)
+    pad[:n] = a
+    blk = pad.reshape(nb, B)
+    # within-block suffix sums of a_j e^(-(j - start) h), then divided by e^(-(i - start) h): a product by the
+    # reciprocal weight would overflow nowhere (e^(256 h) <= e^256 for h <= 1)
+    wsum = np.cumsum((blk * g[:B])[:, ::-1], axis=1)[:, ::-1]
+    # lower: divide by the larger weight (and round down), upper: by the smaller (and round up)
+    inv = 1.0 / gup[:B] * (1 - 4 * _U) if lower else 1.0 / glo[:B] * (1 + 4 * _U)
+    within = wsum * inv
+    carry = 0.0
+    res = np.empty((nb, B))
+    for b in range(nb - 1, -1, -1):
+        # the next block's sum seen from index i: e^(-(start_next - i) h) = e^(-(B - r) h) with r = i - start
+        res[b] = within[b] + carry * g[B - np.arange(B)] if carry else within[b]
+        carry = float(res[b][0])
+    out[:n] = res.reshape(-1)[:n]
+    return out
 
 
 def _view(V: _Vec, order: str, pi: Fraction, mu: Fraction, K: int) -> _View:
