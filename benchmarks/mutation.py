@@ -132,6 +132,18 @@ MUTANTS = (
            "    return Certified._make(v._mpf_, v.lower._mpf_, v.upper._mpf_, q)\n",
            "    return Certified._make(v._mpf_, v.lower._mpf_, v.upper._mpf_, None)\n",
            ("tests/test_exact_outputs.py",)),
+    Mutant("pld_product_rounded_down",
+           "the PLD engine's exact products truncated instead of rounded up (the composed vector is no longer an upper bound)",
+           "reference/profiles/sgm_pld.py",
+           "    carry = rem\n",
+           "    carry = np.zeros(n, dtype=bool)\n",
+           ("proofs/test_sgm_pld_certified.py",)),
+    Mutant("pld_lower_forgets_eta",
+           "the PLD lower end drops the Azuma-Hoeffding failure probability exp(-2 t^2/(K h^2))",
+           "reference/profiles/sgm_pld.py",
+           "            best = max(best, Sv - eta_hi)\n",
+           "            best = max(best, Sv)\n",
+           ("proofs/test_sgm_pld_certified.py", "tests/test_sgm_pld.py")),
 )
 
 

@@ -221,3 +221,20 @@ def test_step_masses_carry_only_the_final_rounding(q, s, bits):
     V = st.P
     excess = sum(_vals(V)) * Fraction(1, 1 << F) - st.piP[1]
     assert -Fraction(1, 1 << (F - 8)) <= excess <= Fraction(2 * (V.n + 1), 1 << F)  # two ceilings per entry
+
+
+def test_step_5_lower_end_pays_the_concentration_failure_probability():
+    """Each candidate t of the lower end is charged exp(-2 t^2/(K h^2)) (recomputed here at 50 digits): dropping that
+    term is a slip the containment tests cannot see (the bound is loose there), so the formula is checked directly."""
+    import math
+
+    C = m.sgm_pld("1/2", "3/2", 20, grid_bits=6)
+    V = C.evP
+    eps = Fraction(1)
+    hk = float(V.h) * math.sqrt(V.K)
+    for lg in (2, 4, 8):
+        t = Fraction(hk * math.sqrt(lg * 2.302585092994046 / 2)).limit_denominator(1 << 40)
+        with mpmath.workdps(50):
+            eta = mpmath.exp(-2 * _m(t * t / (V.K * V.h * V.h)))
+            assert abs(eta - mpmath.mpf(10) ** -lg) < mpmath.mpf(10) ** -lg * mpmath.mpf("1e-6")
+            assert _m(V.lower(eps, (lg,))) <= _m(V.S(eps + V.K * V.mu + t)) - eta
