@@ -526,11 +526,10 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t
     qf, sf = float(q), float(s)
     h = 2.0 ** -bits
     eta = float(tail) / (4 * K)
-    x_top = _x_of_tail(qf, sf, eta)
-    jt = max(math.ceil(_lx(qf, sf, x_top) / h) + 1, 1)
     # working precision: the masses are needed to 2^-F absolute; the split divides by e^(-a h) - e^(-(a+1) h) ~ h
     # (bits), e^(j h) - (1 - q) cancels ~log2(1/q) bits, and e^(j h) is accumulated over the buckets (log2 nb)
     j0_est, jt_est = _bucket_range(q, s, bits, tail, K)
+    jt = jt_est
     prec = F + bits + max(0, -math.floor(_D.log2(float(q)))) + max(1, jt_est - j0_est).bit_length() + 24
     with _Prec(max(96, prec)) as fl:
         arb = fl.arb
@@ -557,9 +556,6 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t
         if nb > MAX_LEN:
             raise ValueError(f"the grid 2^-{bits} needs {nb} buckets for one step of q = {q}, sigma = {s} (more than "
                              f"MAX_LEN = {MAX_LEN}); use a coarser grid (fewer bits)")
-        s2 = sa * sa
-        inv = 1 / sa
-        r2 = 1 / arb(2).sqrt()
         eh = hh.exp()
 
         c1 = sa / arb(2).sqrt()  # x/(sigma sqrt2) = c1 log(...) + c0
@@ -567,7 +563,7 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t
         cs = 1 / (sa * arb(2).sqrt())
 
         def sfs(e_exp, j):
-            """(1 - F_P, 1 - F_Q) at x(j h), e_exp = exp(j h), as Arb balls (absolute accuracy 2^-PREC)."""
+            """(1 - F_P, 1 - F_Q) at x(j h), e_exp = exp(j h), as Arb balls (absolute accuracy about 2^-prec)."""
             if q < 1 and j == j0:
                 return arb(1), arb(1)
             if q < 1:
