@@ -677,20 +677,44 @@ def test_ctrl_c_in_every_subcommand_is_one_line_and_status_130(capsys, monkeypat
         assert "Traceback" not in err
 
 
+#: The child of the Ctrl-C test: the real ``fullyadaptive report``, except that the catalog stage, once under way
+#: (ten entries evaluated), prints a marker on stderr and sleeps, so the SIGINT lands at a known point of the run
+#: (a pure-Python sleep inside the report, never a finalizer or a C call) instead of wherever a timer left it.
+_SIGINT_CHILD = """
+import sys, time
+import reference.report as rpt
+from reference.cli import main
+real, seen = rpt.evaluate_entry, []
+def evaluate_entry(*a, **k):
+    seen.append(1)
+    if len(seen) == 10:
+        sys.stderr.write("SIGINT-TEST: ready\\n")
+        sys.stderr.flush()
+        time.sleep(300)
+    return real(*a, **k)
+rpt.evaluate_entry = evaluate_entry
+sys.exit(main(["report", "--out", sys.argv[1]]))
+"""
+
+
 def test_sigint_during_a_real_report_exits_130_without_traceback(tmp_path):
+    """Ctrl-C in the middle of the report's catalog stage: status 130, one line on stderr, no file written.
+
+    The signal is sent only after the child says it is ready (a marker line), never after a sleep, so a loaded
+    machine cannot move it to another point of the run."""
     import signal
-    import time
 
     env = {**os.environ, "FULLYADAPTIVE_PROGRESS_INTERVAL": "0.2"}
-    p = subprocess.Popen([sys.executable, "-m", "reference", "report", "--out", str(tmp_path)], cwd=ROOT, env=env,
+    p = subprocess.Popen([sys.executable, "-c", _SIGINT_CHILD, str(tmp_path)], cwd=ROOT, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        for _ in range(50):  # wait for the first progress line: the report is under way
-            first = p.stderr.readline()
-            if not first or first.startswith("fullyadaptive report: "):
+        seen = []
+        while True:  # every stderr line up to the marker (progress lines may come first)
+            line = p.stderr.readline()
+            if not line or line.startswith("SIGINT-TEST: ready"):
                 break
-        assert first.startswith("fullyadaptive report: "), first
-        time.sleep(0.3)
+            seen.append(line)
+        assert line.startswith("SIGINT-TEST: ready"), "".join(seen)
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=120)
     finally:
