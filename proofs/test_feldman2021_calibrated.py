@@ -183,3 +183,59 @@ def test_verifier_adapters_decide_as_the_stateful_filters(seq):
             assert target.admits(st_, e, F(0)) == want
             if want:
                 counts[[m[0] for m in menu].index(e)] += 1
+
+
+def _naive_best_rho(eps, delta, dps=50):
+    """max_alpha B(alpha)/alpha by a golden-section search over u = log(alpha - 1) in mpmath (a second route)."""
+    with mpmath.workdps(dps):
+        e, d = (mpmath.mpf(x.numerator) / x.denominator for x in (F(eps), F(delta)))
+
+        def f(u):
+            a = 1 + mpmath.exp(u)
+            return (e - mpmath.log((a - 1) / a) + (mpmath.log(d) + mpmath.log(a)) / (a - 1)) / a
+
+        lo, hi, g = mpmath.mpf(-10), mpmath.mpf(30), (mpmath.sqrt(5) - 1) / 2
+        for _ in range(300):
+            x1, x2 = hi - g * (hi - lo), lo + g * (hi - lo)
+            if f(x1) >= f(x2):
+                hi = x2
+            else:
+                lo = x1
+        return f((lo + hi) / 2)
+
+
+@pytest.mark.parametrize("delta", ["1e-400", F(1, 10**400), "1e-5000"], ids=["str", "Fraction", "1e-5000"])
+def test_deltas_below_the_float_range_give_the_true_budgets(delta):
+    """delta = 1e-400 underflows a float to 0; the budgets must still be the true ones, not 0 (zCDP) or an order of 65/64
+    with a negative budget (Renyi).  zCDP: rho* within 1e-6 (relative) below the 50-digit optimum of B(alpha)/alpha, and
+    the count is floor(rho*/(eps0 tanh(eps0/2))) by a naive sum.  Renyi: the order is the rule's, its budget positive, and
+    the filter admits floor(B/D_alpha(RR_eps0)) steps by the naive formulas."""
+    eps, eps0 = F(1), F(1, 100)
+    rho = zcdp_improved_budget_q(eps, delta)
+    best = _naive_best_rho(eps, _exact(delta))
+    with mpmath.workdps(50):
+        R = mpmath.mpf(rho.numerator) / rho.denominator
+        assert 0 < R <= best and R >= best * (1 - mpmath.mpf(10) ** -6)
+        t = mpmath.mpf(1) / 100 * mpmath.tanh(mpmath.mpf(1) / 200)
+        assert calibrated_zcdp_rounds(eps0, eps, delta) == int(mpmath.floor(R / t))
+    a = rr_calibrated_alpha(eps0, eps, delta)
+    B = cks_rdp_budget_q(a, eps, _exact(delta))
+    assert a != F(65, 64) and B > 0
+    d = naive_rr_rdp(a, eps0)
+    with mpmath.workdps(60):
+        nb = naive_budget(a, eps, _exact(delta))
+        assert mpf_to_fraction(nb) >= B and int(mpmath.floor(nb / d)) >= calibrated_renyi_rounds(eps0, eps, delta) > 0
+    f = CalibratedRenyiFilter.for_workload(eps0, eps, delta)
+    n = 0
+    while f.try_run(eps0):
+        n += 1
+    with mpmath.workdps(60):
+        Bm = mpmath.mpf(B.numerator) / B.denominator
+        assert n == calibrated_renyi_rounds(eps0, eps, delta) and n * d <= Bm < (n + 1) * d
+
+
+def _exact(delta) -> F:
+    """An exact Fraction of a delta given as a decimal string '1e-k' or a Fraction."""
+    if isinstance(delta, str):
+        return F(1, 10 ** int(delta.split("e-")[1]))
+    return F(delta)

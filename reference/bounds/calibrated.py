@@ -123,8 +123,18 @@ def _float_rr(a: float, e: float) -> float:
     return float(e - ctx.log((1 + ctx.exp(-e)) / (1 + ctx.exp(-(2 * a - 1) * e))) / (a - 1))
 
 
-def _float_budget(a: float, e: float, d: float) -> float:
-    return e - math.log((a - 1) / a) + (math.log(d) + math.log(a)) / (a - 1)
+def _float_log(q: Fraction) -> float:
+    """log(q) of an exact positive rational as a float, taken from its numerator and denominator.
+
+    ``float(q)`` underflows to 0 below about 1e-308 (``"1e-400"`` is a valid delta), and the log of 0
+    would silently turn every candidate order into -inf; ``math.log`` of an int never underflows.
+    """
+    return math.log(q.numerator) - math.log(q.denominator)
+
+
+def _float_budget(a: float, e: float, logd: float) -> float:
+    """B(alpha) in floats, from log(delta) (never from delta itself, which may underflow a float)."""
+    return e - math.log((a - 1) / a) + (logd + math.log(a)) / (a - 1)
 
 
 def rr_calibrated_alpha(eps0, eps, delta) -> Fraction:
@@ -140,12 +150,12 @@ def rr_calibrated_alpha(eps0, eps, delta) -> Fraction:
     e0 = check("eps0", eps0, P)
     e = check("eps", eps, P)
     d = check("delta", delta, U)
-    ef, df, e0f = float(e), float(d), float(e0)
+    ef, logd, e0f = float(e), _float_log(d), float(e0)
 
     def ratio(u: float) -> float:
         a = 1 + math.exp(u)
         try:
-            return _float_budget(a, ef, df) / _float_rr(a, e0f)
+            return _float_budget(a, ef, logd) / _float_rr(a, e0f)
         except (ValueError, ZeroDivisionError, OverflowError):
             return -math.inf
 
@@ -246,11 +256,12 @@ def _rho_formula(c, a, e, d):
     return _budget_formula(c, a, e, d) / a
 
 
-def _best_rho_alpha(e: float, d: float) -> Fraction:
+def _best_rho_alpha(e: float, logd: float) -> Fraction:
+    """The order maximising B(alpha)/alpha, found in floats from log(delta) (only tightness depends on it)."""
     def f(u):
         a = 1 + math.exp(u)
         try:
-            return _float_budget(a, e, d) / a
+            return _float_budget(a, e, logd) / a
         except (ValueError, ZeroDivisionError, OverflowError):
             return -math.inf
     us = [i / 8 for i in range(-80, 161)]
@@ -288,7 +299,7 @@ def zcdp_improved_budget(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     e = check("eps", eps, P)
     d = check("delta", delta, U)
     dps = check_dps(dps)
-    a = _best_rho_alpha(float(e), float(d))
+    a = _best_rho_alpha(float(e), _float_log(d))
     v = certified(_rho_formula, (a, e, d), "lower", dps)
     return v if v > 0 else mpmath.mpf(0)
 
