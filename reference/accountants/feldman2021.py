@@ -13,6 +13,7 @@ lock, JSON) is :class:`reference.accountants.base._Accountant`.
 from __future__ import annotations
 
 from fractions import Fraction
+from types import MappingProxyType
 
 import mpmath
 
@@ -497,12 +498,17 @@ class CalibratedRenyiFilter(_CalibratedFilter):
     mechanism is a post-processing of eps-RR, so its conditional order-alpha Renyi divergence is at
     most D_alpha(RR_eps) (mironov2017 Table II); Theorem 4.3 makes every run (alpha, B)-RDP; the
     improved conversion at that same alpha (Canonne-Kamath-Steinke 2020 Prop. 12 v4 = Balle et al.
-    2020 Thm 21) gives (eps, delta)-DP because B <= B(alpha).
+    2020 Thm 21) gives (eps, delta)-DP because B <= B(alpha).  A negative B (an order too small
+    for the target) admits no step at all.
 
     The order must be fixed before the interaction: pass it, or use :meth:`for_workload`, which
     applies the documented rule :func:`reference.bounds.calibrated.rr_calibrated_alpha` (the grid
     point 1 + j/64 that maximises the rounds of an anticipated homogeneous eps0 workload).
-    Choosing alpha after seeing the run is not covered by Theorem 4.3.
+    Choosing alpha after seeing the run is not covered by Theorem 4.3.  **Fixed by construction:**
+    the order and its budget are computed once, in the constructor, and stored in attributes
+    that cannot be rebound (``AttributeError``); every decision, :meth:`remaining` and
+    :meth:`dp_guarantee` read that one pair, and no code path evaluates another order or
+    recomputes the budget (``proofs/test_feldman2021_calibrated.py`` spies on every decision).
 
     Preconditions: eps > 0, 0 < delta < 1, alpha > 1; per step eps_t >= 0, predictable.
     Decisions exact; thread-safe; JSON round-trip with digest (history of eps_t).
@@ -510,12 +516,23 @@ class CalibratedRenyiFilter(_CalibratedFilter):
 
     __citations__ = (_cite("Theorem 4.3 (calibrated by CKS20 Prop. 12)"),)
     _PARAMS = (("eps", P_, False), ("delta", U, False), ("alpha", ALPHA, False))
+    #: Attributes set once in the constructor: the order, its budget and the parameters they came from.
+    _FIXED = ("_alpha", "_B", "_p")
 
     def __init__(self, eps, delta, alpha):
         """A calibrated Renyi filter with target (eps, delta) at order alpha (fixed in advance); ValueError names the parameter."""
         self._init_params({"eps": eps, "delta": delta, "alpha": alpha})
         self._init_counts()
-        self._B = cks_rdp_budget_q(self._p["alpha"], self._p["eps"], self._p["delta"])
+        a = self._p["alpha"]
+        object.__setattr__(self, "_alpha", a)
+        object.__setattr__(self, "_B", cks_rdp_budget_q(a, self._p["eps"], self._p["delta"]))
+        object.__setattr__(self, "_p", MappingProxyType(dict(self._p)))  # read-only: no second copy of alpha to edit
+
+    def __setattr__(self, name, value):
+        if name in self._FIXED and name in self.__dict__:
+            raise AttributeError(f"{type(self).__name__}.{name} is fixed at construction: the order (alpha = "
+                                 f"{self._alpha}) and its budget must not change once the filter exists")
+        object.__setattr__(self, name, value)
 
     @classmethod
     def for_workload(cls, eps0, eps, delta) -> "CalibratedRenyiFilter":
@@ -524,8 +541,8 @@ class CalibratedRenyiFilter(_CalibratedFilter):
 
     @property
     def alpha(self) -> Fraction:
-        """The Renyi order (exact, fixed in advance)."""
-        return self._p["alpha"]
+        """The Renyi order (exact, fixed at construction)."""
+        return self._alpha
 
     @property
     def budget(self) -> Fraction:
@@ -533,22 +550,23 @@ class CalibratedRenyiFilter(_CalibratedFilter):
         return self._B
 
     def _admits_runs(self, runs) -> bool:
-        return calibrated_renyi_admits(self._p["alpha"], self._B, runs)
+        """The one decision of the filter: ``sum D_alpha(RR_eps_t) <= B`` at the constructor's order (exact)."""
+        return calibrated_renyi_admits(self._alpha, self._B, runs)
 
     def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
         """``{"spent": sum D_alpha(RR_eps_t) rounded UP, "budget": B (exact), "alpha": alpha}``."""
         with self._lock:
             runs = tuple(sorted(self._counts.items()))
-        spent = sum((k * rr_rdp(self._p["alpha"], e, dps=dps) for e, k in runs if e), mpmath.mpf(0))
-        return {"spent": spent, "budget": self._B, "alpha": self._p["alpha"]}
+        spent = sum((k * rr_rdp(self._alpha, e, dps=dps) for e, k in runs if e), mpmath.mpf(0))
+        return {"spent": spent, "budget": self._B, "alpha": self._alpha}
 
     def dp_guarantee(self, *, dps: int = DEFAULT_DPS) -> dict:
         """canonne2020 Prop. 12 at (alpha, B): ``{"eps": the converted epsilon (rounded UP, <= the target), "delta": delta, "alpha": alpha}``."""
-        v = rdp_to_dp_eps_improved(self._p["alpha"], self._B, self._p["delta"], dps=dps)
+        v = rdp_to_dp_eps_improved(self._alpha, self._B, self._p["delta"], dps=dps)
         if mpf_to_fraction(v) > self._p["eps"]:  # B <= B(alpha) exactly, so the exact conversion is <= eps (rounding only)
             v = _up(self._p["eps"], dps)
         return {"eps": v,
-                "delta": self._p["delta"], "alpha": self._p["alpha"]}
+                "delta": self._p["delta"], "alpha": self._alpha}
 
 
 class CalibratedZCDPFilter(_CalibratedFilter):

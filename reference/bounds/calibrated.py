@@ -19,8 +19,14 @@ satisfies the data-processing inequality, so that charge is valid for every eps_
   ``{1 + j/64 : j = 1, 2, ...}`` maximising the number of rounds admitted for an *anticipated*
   homogeneous workload of eps0-DP steps (ties: the smallest alpha).  It depends only on
   (eps0, eps, delta), never on the run, so the filter is F_{alpha, B(alpha)} with alpha fixed in
-  advance.  Choosing alpha *after* the run is not covered (see the negative control
-  ``calibrated_renyi_alpha_after_run`` in :mod:`reference.verify.targets`).
+  advance.  Choosing alpha *after* the run is not covered: the negative control
+  ``test_calibrated_renyi_alpha_after_run`` (``proofs/test_feldman2021_calibrated.py``) plants
+  that rule (admit if alpha or 2 alpha would) and shows what catches it -- the exact count at a
+  non-optimal order (490 steps at 707/64 where the filter admits 0) -- and what does not: the
+  exact verifier, since on randomized response the conversion's slack exceeds what an adaptive
+  adversary gains from the union of orders.  The shipped
+  :class:`reference.accountants.feldman2021.CalibratedRenyiFilter` therefore fixes its order and
+  budget at construction.
 * **zCDP variant** (feldman2021 Remark 4.4).  The zCDP filter's rule ``sum rho_t <= rho`` does
   not depend on alpha, so its output is (alpha, alpha rho)-RDP for every alpha at once and the
   conversion may be optimised over alpha: the budget is
