@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 
 from reference.accountants import DPFilter, ZCDPFilter
-from reference.accountants.base import BudgetExceeded, _digest, _exact_json, _exact_str
+from reference.accountants.base import BudgetExceeded, StateJournal, _digest, _exact_json, _exact_str, _mac
 from reference.accountants.rogers2016 import Lemma35Filter
 
 
@@ -191,6 +191,111 @@ def test_unkeyed_or_wrong_key_state_is_refused_with_a_key():
         f.to_json(key=b"")
     with pytest.raises(TypeError, match="key"):
         f.to_json(key=123)
+
+
+# --------------------------------------------------------------------------
+# Roll-back: identity and sequence number under the HMAC, checked against a journal
+# --------------------------------------------------------------------------
+
+def _two_saves(journal):
+    """A keyed filter saved after 2 steps (seq 1) and after 3 steps (seq 2), both saves recorded in ``journal``."""
+    f = _keyed()
+    old = f.to_json(key=KEY, journal=journal)
+    f.run("0.3")
+    new = f.to_json(key=KEY, journal=journal)
+    return f, old, new
+
+
+@pytest.mark.parametrize("where", ["memory", "file"])
+def test_a_replayed_older_keyed_state_is_refused_and_the_newest_is_accepted(tmp_path, where):
+    """The analyst kept the genuine keyed file of 2 steps; the curator saved 3 since.  With the journal the old file is
+    refused (its spent step would be forgotten), the newest loads, and loads again (a restart after a crash)."""
+    journal = StateJournal() if where == "memory" else str(tmp_path / "filter.journal")
+    f, old, new = _two_saves(journal)
+    assert (json.loads(old)["seq"], json.loads(new)["seq"]) == (1, 2)
+    assert json.loads(old)["instance"] == json.loads(new)["instance"] == f.instance_id
+    assert DPFilter.from_json(old, key=KEY).n == 2  # the HMAC alone cannot tell: the old file is genuine
+    with pytest.raises(ValueError, match="rolled-back"):
+        DPFilter.from_json(old, key=KEY, journal=journal)
+    g = DPFilter.from_json(new, key=KEY, journal=journal)
+    assert g.n == 3 and g.seq == 2 and g.instance_id == f.instance_id
+    assert DPFilter.from_json(new, key=KEY, journal=journal).n == 3
+    g.run("0.1")
+    newer = g.to_json(key=KEY, journal=journal)
+    assert json.loads(newer)["seq"] == 3
+    with pytest.raises(ValueError, match="rolled-back"):
+        DPFilter.from_json(new, key=KEY, journal=journal)
+    assert DPFilter.from_json(newer, key=KEY, journal=journal).n == 4
+    if where == "file":  # the file is the journal: a fresh object on the same path knows the newest state
+        assert StateJournal(journal).newest == 3 and StateJournal(journal).instance == f.instance_id
+        with pytest.raises(ValueError, match="rolled-back"):
+            DPFilter.from_json(old, key=KEY, journal=StateJournal(journal))
+
+
+def test_tampering_with_the_sequence_number_or_the_identity_breaks_the_hmac():
+    journal = StateJournal()
+    _, old, _ = _two_saves(journal)
+    for field, value in (("seq", 99), ("instance", "0" * 32)):
+        d = json.loads(old)
+        d[field] = value
+        _redigest(d)
+        assert DPFilter.from_dict(d).n == 2  # without a key nothing is authenticated
+        with pytest.raises(ValueError, match="HMAC mismatch"):
+            DPFilter.from_dict(d, key=KEY)
+        with pytest.raises(ValueError, match="HMAC mismatch"):
+            DPFilter.from_dict(d, key=KEY, journal=journal)
+    assert journal.newest == 2  # a refused state records nothing
+
+
+def test_a_journal_belongs_to_one_filter_and_refuses_a_second_copy_that_saves_late():
+    journal = StateJournal()
+    f, _, new = _two_saves(journal)
+    other = DPFilter("10", "1e-6")
+    with pytest.raises(ValueError, match="journal records filter"):
+        DPFilter.from_json(other.to_json(key=KEY), key=KEY, journal=journal)
+    a = DPFilter.from_json(new, key=KEY, journal=journal)
+    b = DPFilter.from_json(new, key=KEY, journal=journal)  # two live copies of the newest state
+    a.run("0.1")
+    b.run("0.1")
+    a.to_json(key=KEY, journal=journal)
+    with pytest.raises(ValueError, match="another copy"):
+        b.to_json(key=KEY, journal=journal)
+    assert b.seq == 2 and journal.newest == 3
+
+
+def test_journal_needs_a_key_and_a_state_with_a_sequence_number(tmp_path):
+    f = _keyed()
+    with pytest.raises(ValueError, match="journal needs key"):
+        f.to_json(journal=StateJournal())
+    with pytest.raises(ValueError, match="journal needs key"):
+        DPFilter.from_json(f.to_json(), journal=StateJournal())
+    with pytest.raises(TypeError, match="journal"):
+        f.to_json(key=KEY, journal=3)
+    legacy = f.to_dict()  # a keyed state written before sequence numbers: version 1 with an HMAC
+    legacy["hmac"] = _mac(KEY, {k: v for k, v in legacy.items() if k != "hmac"})
+    assert DPFilter.from_dict(legacy, key=KEY).n == 2
+    with pytest.raises(ValueError, match="no sequence number"):
+        DPFilter.from_dict(legacy, key=KEY, journal=StateJournal())
+    assert f.to_dict()["version"] == 1 and "seq" not in f.to_dict()  # unkeyed states are unchanged
+
+
+def test_a_damaged_journal_file_refuses_everything(tmp_path):
+    path = tmp_path / "j"
+    f, _, new = _two_saves(str(path))
+    path.write_text(path.read_text() + "not json\n")
+    with pytest.raises(ValueError, match="damaged"):
+        DPFilter.from_json(new, key=KEY, journal=str(path))
+    with pytest.raises(ValueError, match="damaged"):
+        f.to_json(key=KEY, journal=path)
+
+
+def test_a_pickled_copy_keeps_its_identity_and_sequence_number():
+    import pickle
+
+    f = _keyed()
+    f.to_json(key=KEY)
+    g = pickle.loads(pickle.dumps(f))
+    assert (g.instance_id, g.seq, g.n) == (f.instance_id, 1, 2)
 
 
 def test_deeply_nested_json_is_a_value_error():

@@ -9,10 +9,11 @@
 * :mod:`.smith2022`: :class:`GaussianDPFilter` (Smith, Thakurta).
 
 Every accountant parses its parameters exactly, decides exactly, is thread safe and saves
-its state as versioned JSON (:class:`.base._Accountant`); ``run`` raises
-:class:`BudgetExceeded` on a refusal.
+its state as versioned JSON (:class:`.base._Accountant`; a keyed state carries the object's
+identity and a sequence number, checked against a :class:`StateJournal` to refuse rolled-back
+states); ``run`` raises :class:`BudgetExceeded` on a refusal.
 """
-from .base import SCHEMA_VERSION, BudgetExceeded
+from .base import KEYED_SCHEMA_VERSION, SCHEMA_VERSION, BudgetExceeded, StateJournal
 from .feldman2021 import CalibratedRenyiFilter, CalibratedZCDPFilter, RenyiDPFilter, RenyiFilter, RenyiZCDPFilter
 from .rogers2016 import (
     AdvancedFilter,
@@ -29,7 +30,7 @@ from .smith2022 import GaussianDPFilter
 from .whitehouse2023 import DPFilter, MixedFilter, Odometer, ZCDPFilter
 
 __all__ = [
-    "SCHEMA_VERSION", "BudgetExceeded",
+    "SCHEMA_VERSION", "KEYED_SCHEMA_VERSION", "BudgetExceeded", "StateJournal",
     "DPFilter", "MixedFilter", "ZCDPFilter", "Odometer",
     "Lemma35Filter", "BasicFilter", "AdvancedFilter", "AdvancedFilterAsPrinted",
     "Lemma35Odometer", "BasicOdometer", "Lemma64Odometer", "AdvancedOdometer", "AdvancedOdometerAsPrinted",

@@ -23,6 +23,15 @@ Design (shared by all accountants)
   state without a valid ``"hmac"``, so an analyst who raises ``eps`` or truncates the
   history and recomputes the digest is refused.  Unkeyed states are unchanged (schema
   version 1; an ``"hmac"`` field is ignored when no key is given).
+* **Roll-back-proof (with a journal).**  A keyed state (schema version 2) also carries, under
+  the HMAC, the object's identity (``"instance"``, 128 random bits drawn at construction and
+  kept across saves and loads) and a sequence number (``"seq"``) that grows by one at each
+  keyed save.  An HMAC alone cannot tell an old genuine state from the newest one, so an
+  analyst who kept an earlier file could resume with spent steps forgotten;
+  ``from_json(..., key=k, journal=j)`` refuses a state older than the newest one the journal
+  has seen (written or loaded) and a state of another filter, and ``to_json(key=k, journal=j)``
+  refuses to write behind a newer state (a second copy of the filter running from the same
+  file).  A :class:`StateJournal` is a small append-only file or a counter the caller holds.
 * **Re-entrant lock.**  Each object holds a :class:`threading.RLock`: a custom rule that
   reads its own filter (``n``, ``history``) while the filter decides cannot deadlock.
 """
@@ -31,17 +40,22 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 import re
+import secrets
 import threading
 from fractions import Fraction
 
 from ..catalog import PAPERS
 from ..precision import Domain, _describe, check, directed_decimal
 
-__all__ = ["SCHEMA_VERSION", "BudgetExceeded"]
+__all__ = ["SCHEMA_VERSION", "KEYED_SCHEMA_VERSION", "BudgetExceeded", "StateJournal"]
 
-#: Version of the JSON/dict format written by ``to_dict``/``to_json``.
+#: Version of the JSON/dict format written by ``to_dict``/``to_json`` without a key.
 SCHEMA_VERSION = 1
+#: Version of a keyed state: the version 1 fields plus the object's identity and sequence number, all under the HMAC.
+KEYED_SCHEMA_VERSION = 2
+_INSTANCE_RE = re.compile(r"[0-9a-f]{32}")
 
 _P = Domain.positive()
 _NN = Domain.nonnegative()
@@ -119,6 +133,8 @@ class _Accountant:
         self._lock = threading.RLock()  # re-entrant: a rule may read its own filter while it decides
         self._runs: list[list] = []  # [*step_fields, count]
         self._n = 0
+        self._instance = secrets.token_hex(16)  # identity of this filter, kept across keyed saves and loads
+        self._seq = 0  # sequence number of the last keyed save (or of the keyed state it was loaded from)
 
     # ---- history --------------------------------------------------------
     def _push(self, step: tuple, count: int = 1) -> None:
@@ -155,6 +171,17 @@ class _Accountant:
         """The exact parameters the object was built with (a copy; ``Fraction`` or ``None``)."""
         return dict(self._p)
 
+    @property
+    def instance_id(self) -> str:
+        """The identity written into keyed states: 32 hex digits drawn at construction, kept by a keyed load."""
+        return self._instance
+
+    @property
+    def seq(self) -> int:
+        """The sequence number of the last keyed state written (or loaded); 0 before the first keyed save."""
+        with self._lock:
+            return self._seq
+
     # ---- serialisation --------------------------------------------------
     @classmethod
     def _schema(cls) -> str:
@@ -168,47 +195,64 @@ class _Accountant:
         except ValueError:
             return [x if isinstance(x, str) else _exact_json(x) for x in step]
 
-    def to_dict(self, *, key=None) -> dict:
+    def to_dict(self, *, key=None, journal=None) -> dict:
         """Snapshot of the filter/odometer of ``__citations__``: exact, versioned dict of parameters, state, run-length history, SHA-256 digest.
 
         Every value is an exact ``"p/q"`` string (counts and ``n`` are ints); a value with a
         numerator or denominator above 12000 bits is written ``"0x<hex>/0x<hex>"``.
-        With ``key`` (``bytes`` or ``str``, the curator's secret), an ``"hmac"`` field holds the
-        HMAC-SHA256 of the canonical JSON of the rest, so :meth:`from_dict` with the same key
-        detects any edit, even one that recomputes the SHA-256 digest.
+        With ``key`` (``bytes`` or ``str``, the curator's secret) the state is schema version 2:
+        it adds the object's identity ``"instance"`` and the next sequence number ``"seq"``
+        (one more than the last keyed save), and an ``"hmac"`` field holds the HMAC-SHA256 of
+        the canonical JSON of everything else, so :meth:`from_dict` with the same key detects
+        any edit, even one that recomputes the SHA-256 digest or changes ``seq``.
+        With ``journal`` (a :class:`StateJournal` or the path of its file; needs ``key``) the
+        save is recorded there first, and refused (``ValueError``, nothing written, ``seq``
+        unchanged) when the journal already holds this filter at the same or a later sequence
+        number, i.e. another copy resumed from the same state saved first.
 
         Rounding: none (every value is exact).  Guarantee: ``from_dict(to_dict())``
         rebuilds an object in the same state that makes identical decisions.
         """
         k = None if key is None else _key_bytes(key)
+        j = _journal(journal, k)
         with self._lock:
-            state = {"n": self._n}
-            for f in self._STATE:
-                state[f] = _exact_json(getattr(self, "_" + f))
-            hist = [self._step_json(tuple(r[:-1])) + [r[-1]] for r in self._runs]
-        d = {
+            d = self._body(SCHEMA_VERSION if k is None else KEYED_SCHEMA_VERSION)
+            if k is not None:
+                seq = self._seq + 1
+                d["instance"], d["seq"] = self._instance, seq
+            d["digest"] = _digest(d)
+            if k is not None:
+                d["hmac"] = _mac(k, d)
+                if j is not None:
+                    j.record(self._instance, seq, writing=True)
+                self._seq = seq
+        return d
+
+    def _body(self, version: int) -> dict:
+        state = {"n": self._n}
+        for f in self._STATE:
+            state[f] = _exact_json(getattr(self, "_" + f))
+        hist = [self._step_json(tuple(r[:-1])) + [r[-1]] for r in self._runs]
+        return {
             "schema": self._schema(),
-            "version": SCHEMA_VERSION,
+            "version": version,
             "params": {name: (None if v is None else _exact_json(v)) for name, v in self._p.items()},
             "state": state,
             "history": hist,
         }
-        d["digest"] = _digest(d)
-        if k is not None:
-            d["hmac"] = _mac(k, d)
-        return d
 
-    def to_json(self, *, key=None, **json_kwargs) -> str:
-        """Snapshot of the filter/odometer of ``__citations__`` as a JSON string (the :meth:`to_dict` data; exact ``"p/q"`` strings; ``key`` adds an HMAC-SHA256)."""
-        return json.dumps(self.to_dict(key=key), **json_kwargs)
+    def to_json(self, *, key=None, journal=None, **json_kwargs) -> str:
+        """Snapshot of the filter/odometer of ``__citations__`` as a JSON string (the :meth:`to_dict` data; exact ``"p/q"`` strings; ``key`` adds identity, sequence number and an HMAC-SHA256; ``journal`` records the save)."""
+        return json.dumps(self.to_dict(key=key, journal=journal), **json_kwargs)
 
     @classmethod
-    def from_json(cls, s, *, key=None):
-        """Resume the filter/odometer of ``__citations__`` from :meth:`to_json` output; ``ValueError`` on malformed, tampered or inconsistent input.
+    def from_json(cls, s, *, key=None, journal=None):
+        """Resume the filter/odometer of ``__citations__`` from :meth:`to_json` output; ``ValueError`` on malformed, tampered, rolled-back or inconsistent input.
 
         Preconditions: ``s`` is a ``str``/``bytes`` holding a JSON object written by
         ``to_json`` of the same class and schema version.  With ``key``, the state must
-        carry a valid ``"hmac"`` under that key (see :meth:`from_dict`).
+        carry a valid ``"hmac"`` under that key; with ``journal`` too, it must not be older
+        than the newest state of this filter the journal has seen (see :meth:`from_dict`).
         """
         if not isinstance(s, (str, bytes, bytearray)):
             raise TypeError(f"s must be a JSON str, found {type(s).__name__}")
@@ -218,10 +262,10 @@ class _Accountant:
             raise ValueError(f"s is not valid JSON: {exc}") from None
         except RecursionError:
             raise ValueError("s is not a valid state: JSON nested too deeply") from None
-        return cls.from_dict(d, key=key)
+        return cls.from_dict(d, key=key, journal=journal)
 
     @classmethod
-    def from_dict(cls, d, *, key=None):
+    def from_dict(cls, d, *, key=None, journal=None):
         """Resume the filter/odometer of ``__citations__`` from :meth:`to_dict` output, re-validating everything; ``ValueError`` otherwise.
 
         Checks: schema name and version, exact key sets, the digest, every value is an
@@ -233,15 +277,29 @@ class _Accountant:
         With ``key`` (the secret given to :meth:`to_dict`), the state must also carry an
         ``"hmac"`` field equal to the HMAC-SHA256 of the rest under ``key`` (constant-time
         comparison); a state without one, or with a wrong one, is refused.  Without
-        ``key``, an ``"hmac"`` field is allowed and not checked.
+        ``key``, an ``"hmac"`` field is allowed and not checked.  A keyed (version 2) state
+        gives the resumed object its identity and sequence number.
+
+        With ``journal`` (a :class:`StateJournal` or the path of its file; needs ``key``):
+        the state must carry a sequence number (version 2), belong to the filter the journal
+        records, and not be older than the newest state of it the journal has seen; it is
+        then recorded.  The same state may be loaded again (after a crash); an older one is
+        refused as rolled back.
         """
         k = None if key is None else _key_bytes(key)
+        j = _journal(journal, k)
         try:
-            return cls._from_dict(d, k)
+            obj = cls._from_dict(d, k)
         except (TypeError, KeyError, AttributeError, IndexError) as exc:
             raise ValueError(f"malformed {cls.__name__} dict: {exc}") from None
         except RecursionError:
             raise ValueError(f"malformed {cls.__name__} dict: nested too deeply") from None
+        if j is not None:
+            if d.get("version") != KEYED_SCHEMA_VERSION:
+                raise ValueError(f"{cls.__name__} state has no sequence number (schema version {d.get('version')!r}, "
+                                 f"written before version {KEYED_SCHEMA_VERSION}): it cannot be checked against the journal, refused")
+            j.record(obj._instance, obj._seq, writing=False)
+        return obj
 
     @classmethod
     def _from_dict(cls, d, key: bytes | None = None):
@@ -249,6 +307,8 @@ class _Accountant:
         if not isinstance(d, dict):
             raise ValueError(f"{name} state must be a JSON object, found {type(d).__name__}")
         keys = {"schema", "version", "params", "state", "history", "digest"}
+        if d.get("version") == KEYED_SCHEMA_VERSION:
+            keys = keys | {"instance", "seq"}
         if set(d) not in (keys, keys | {"hmac"}):
             raise ValueError(f"{name} state must have exactly the keys {sorted(keys)} (and optionally 'hmac'), "
                              f"found {sorted(map(str, d))}")
@@ -260,8 +320,13 @@ class _Accountant:
                 raise ValueError(f"{name} state HMAC mismatch: the state was modified or written with another key, refused")
         if d["schema"] != cls._schema():
             raise ValueError(f"schema must be {cls._schema()!r}, found {d['schema']!r}")
-        if type(d["version"]) is not int or d["version"] != SCHEMA_VERSION:
-            raise ValueError(f"version must be {SCHEMA_VERSION}, found {d['version']!r}")
+        if type(d["version"]) is not int or d["version"] not in (SCHEMA_VERSION, KEYED_SCHEMA_VERSION):
+            raise ValueError(f"version must be {SCHEMA_VERSION} (unkeyed) or {KEYED_SCHEMA_VERSION} (keyed), found {d['version']!r}")
+        if d["version"] == KEYED_SCHEMA_VERSION:
+            if not isinstance(d["instance"], str) or not _INSTANCE_RE.fullmatch(d["instance"]):
+                raise ValueError(f"instance must be 32 lowercase hex digits, found {_describe(d['instance'])}")
+            if type(d["seq"]) is not int or d["seq"] < 1:
+                raise ValueError(f"seq must be an int >= 1, found {_describe(d['seq'])}")
         body = {k: v for k, v in d.items() if k not in ("digest", "hmac")}
         if not isinstance(d["digest"], str) or d["digest"] != _digest(body):
             raise ValueError(f"{name} state digest mismatch: the data was modified or corrupted")
@@ -302,18 +367,26 @@ class _Accountant:
         problem = obj._state_problem()
         if problem:
             raise ValueError(f"{name} state is not reachable: {problem}")
+        if d["version"] == KEYED_SCHEMA_VERSION:
+            obj._instance, obj._seq = d["instance"], d["seq"]
         return obj
 
     def _state_problem(self) -> str | None:
         return None
 
     def __getstate__(self):
-        return self.to_dict()
+        with self._lock:
+            return {"state": self.to_dict(), "instance": self._instance, "seq": self._seq}
 
     def __setstate__(self, d):
+        lineage = None
+        if isinstance(d, dict) and set(d) == {"state", "instance", "seq"}:
+            d, lineage = d["state"], (d["instance"], d["seq"])
         other = type(self).from_dict(d)
         self.__dict__.update(other.__dict__)
         self._lock = threading.RLock()
+        if lineage is not None:  # a pickled copy keeps the identity and sequence number of the original
+            self._instance, self._seq = lineage
 
     def __repr__(self) -> str:
         ps = ", ".join(f"{k}={_short(v)!r}" for k, v in self._p.items() if v is not None)
@@ -343,6 +416,138 @@ def _key_bytes(key) -> bytes:
 def _mac(key: bytes, body: dict) -> str:
     """HMAC-SHA256 (hex) of the canonical JSON of ``body`` (everything but the ``"hmac"`` field)."""
     return hmac.new(key, _canon(body), hashlib.sha256).hexdigest()
+
+
+class StateJournal:
+    """The newest keyed state of one filter that a curator has written or loaded: refuses to go back to an older one.
+
+    Contract: a journal is bound to one filter (the ``instance`` of its first record) and holds the
+    largest sequence number recorded for it.  :meth:`record` on a load refuses (``ValueError``)
+    a state of another filter or one with a smaller sequence number (rolled back), and accepts
+    the newest again (resuming after a crash); on a save it refuses a sequence number not above
+    the newest (another copy of the filter saved first).  Nothing is recorded when it refuses.
+
+    Two forms: ``StateJournal()`` is a counter in memory that the caller holds (and may persist
+    itself: rebuild it with ``StateJournal(instance=..., seq=...)`` from :attr:`instance` and
+    :attr:`newest`); ``StateJournal(path)`` keeps an append-only file, one JSON line
+    ``{"instance": ..., "seq": ...}`` per record, written with ``fsync`` under an exclusive
+    ``flock`` where the platform has one, and re-read at every record (so several processes of
+    the curator may share it).  A file that does not exist starts an empty journal; a line
+    that does not parse makes every record fail (fail closed).
+
+    What it protects against depends on where it lives: it must be kept where the analyst
+    cannot write or delete it (an analyst who can truncate or remove the file can roll back
+    again).  It does not stop two objects resumed from the newest state from both running
+    until one saves: only the second save is refused.
+    """
+
+    def __init__(self, path=None, *, instance: str | None = None, seq: int = 0):
+        """A journal in the file ``path`` (str or path-like), or in memory (``path=None``) starting at ``(instance, seq)``."""
+        if path is not None and instance is not None:
+            raise TypeError("instance/seq start an in-memory journal; a file journal reads them from its file")
+        if instance is not None and (not isinstance(instance, str) or not _INSTANCE_RE.fullmatch(instance)):
+            raise ValueError(f"instance must be 32 lowercase hex digits, found {_describe(instance)}")
+        if type(seq) is not int or seq < 0 or (seq > 0 and instance is None):
+            raise ValueError(f"seq must be an int >= 0 (and > 0 only with an instance), found {_describe(seq)}")
+        self.path = None if path is None else os.fspath(path)
+        self._instance, self._seq = instance, seq
+        self._lock = threading.Lock()
+
+    @property
+    def instance(self) -> str | None:
+        """The identity of the filter this journal belongs to (``None`` while it is empty)."""
+        return self._read()[0]
+
+    @property
+    def newest(self) -> int:
+        """The largest sequence number recorded (0 while empty)."""
+        return self._read()[1]
+
+    def _read(self) -> tuple[str | None, int]:
+        if self.path is None:
+            return self._instance, self._seq
+        try:
+            with open(self.path, "r", encoding="utf-8") as f:
+                return _parse_journal(f.read(), self.path)
+        except FileNotFoundError:
+            return None, 0
+
+    def record(self, instance: str, seq: int, *, writing: bool) -> None:
+        """Check ``(instance, seq)`` against the journal and record it; ``ValueError`` (nothing recorded) if refused.
+
+        ``writing``: a save (``seq`` must exceed the newest) rather than a load (``seq`` must not be below it).
+        """
+        with self._lock:
+            if self.path is None:
+                self._check(self._instance, self._seq, instance, seq, writing)
+                self._instance, self._seq = instance, max(self._seq, seq)
+                return
+            with open(self.path, "a+", encoding="utf-8") as f:
+                _flock(f)
+                f.seek(0)
+                have, newest = _parse_journal(f.read(), self.path)
+                self._check(have, newest, instance, seq, writing)
+                f.seek(0, os.SEEK_END)
+                f.write(json.dumps({"instance": instance, "seq": seq}, sort_keys=True) + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+
+    @staticmethod
+    def _check(have: str | None, newest: int, instance: str, seq: int, writing: bool) -> None:
+        if have is not None and instance != have:
+            raise ValueError(f"state belongs to filter {instance}, but the journal records filter {have}: refused")
+        if writing and seq <= newest:
+            raise ValueError(f"cannot save state seq = {seq}: the journal already holds seq = {newest} of this filter "
+                             f"(another copy resumed from the same state saved first); refused")
+        if not writing and seq < newest:
+            raise ValueError(f"state seq = {seq} is older than seq = {newest}, the newest state of this filter the "
+                             f"journal has seen: a rolled-back state, refused")
+
+    def __repr__(self) -> str:
+        where = "memory" if self.path is None else repr(self.path)
+        inst, newest = self._read()
+        return f"StateJournal({where}, instance={inst!r}, newest={newest})"
+
+
+def _parse_journal(text: str, path: str) -> tuple[str | None, int]:
+    """(instance, largest seq) of a journal file's text; ``ValueError`` on a line that is not a record of one filter."""
+    inst, newest = None, 0
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+            ok = (isinstance(rec, dict) and set(rec) == {"instance", "seq"} and isinstance(rec["instance"], str)
+                  and _INSTANCE_RE.fullmatch(rec["instance"]) is not None and type(rec["seq"]) is int and rec["seq"] >= 1)
+        except ValueError:
+            ok = False
+        if not ok or (inst is not None and rec["instance"] != inst):
+            raise ValueError(f"journal {path!r} line {i} is not a record of this journal's filter, found {line[:80]!r}: "
+                             f"the journal is damaged, refused")
+        inst, newest = rec["instance"], max(newest, rec["seq"])
+    return inst, newest
+
+
+def _flock(f) -> None:
+    """An exclusive lock on an open file until it is closed (POSIX ``flock``; a no-op where there is none)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+
+
+def _journal(journal, key: bytes | None) -> StateJournal | None:
+    """``journal`` as a :class:`StateJournal` (a path opens a file journal); a journal needs a key."""
+    if journal is None:
+        return None
+    if key is None:
+        raise ValueError("journal needs key: only a keyed state's identity and sequence number are authenticated")
+    if isinstance(journal, StateJournal):
+        return journal
+    if isinstance(journal, (str, bytes, os.PathLike)):
+        return StateJournal(journal)
+    raise TypeError(f"journal must be a StateJournal or a file path, found {type(journal).__name__}")
 
 
 #: Above this many bits in the numerator or denominator, values are written in hexadecimal
