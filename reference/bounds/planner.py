@@ -131,6 +131,7 @@ def _rules(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> list[dict]:
     from ..bounds.calibrated import (
         ALPHA_GRID_DENOMINATOR,
         _float_budget,
+        _float_log,
         _float_rr,
         cks_rdp_budget_q,
         rr_calibrated_alpha,
@@ -145,7 +146,7 @@ def _rules(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> list[dict]:
 
     rows = []
     dp_only = _rr_kinds(cycle)
-    ef, df = float(eps), float(delta)
+    ef = float(eps)
 
     def mu_of(s: Step) -> Fraction:
         return s.value if s.kind == "gdp" else dp_step_mu_q(s.value)
@@ -210,7 +211,7 @@ def _rules(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> list[dict]:
         def ratio(u):
             a = 1 + math.exp(u)
             try:
-                return _float_budget(a, ef, df) / _float_charge(cycle, lambda s: rdp_float(a, s))
+                return _float_budget(a, ef, _float_log(delta)) / _float_charge(cycle, lambda s: rdp_float(a, s))
             except (ValueError, ZeroDivisionError, OverflowError):
                 return -math.inf
         us = [i / 8 for i in range(-40, 121)]
