@@ -327,17 +327,17 @@ MONOTONE: dict[str, dict[str, Mono]] = {
     "whitehouse2022_lem2_a": _ystar,
     "whitehouse2022_eq6_ystar_as_printed": {"eps": inc("eps/(sqrt(2L+eps) + sqrt(2L)) increases"), "delta_prime": inc("L falls")},
     "whitehouse2022_fig1a_gap": {"eps": inc("derivative x tanh^2 x + (x - tanh x) > 0, x = eps/2")},
-    "whitehouse2022_lem1_dp_to_pdp_delta": {"eps": dec("2 delta/(eps e^eps)"), "delta": I},
+    "whitehouse2022_lem1_dp_to_pdp_delta_as_printed": {"eps": dec("2 delta/(eps e^eps)"), "delta": I},
     "whitehouse2022_thm2_pdp_drift": {"eps": no("e~ = eps + l with l = -log(1 - delta(1 + e^-eps)) falling in eps: "
                                                  "d/d eps of e~ is 1 - delta e^-eps/(1 - c), negative for large delta"),
                                       "delta": inc("c = delta(1 + e^-eps) rises, so l and e~ rise; x tanh(x/2) increases on x >= 0")},
-    "whitehouse2023_lem2_dp_to_pdp_delta": {"eps": dec("2 delta/(eps e^eps)"), "delta": I},
+    "whitehouse2023_lem2_dp_to_pdp_delta_as_printed": {"eps": dec("2 delta/(eps e^eps)"), "delta": I},
     "whitehouse2022_lem1_dp_to_pdp_delta_corrected": _dp_to_pdp_delta_corr,
     "whitehouse2022_lem1_dp_to_pdp_eps": {"eps": I},
     "whitehouse2023_lem2_dp_to_pdp_eps": {"eps": I},
     "whitehouse2022_lem2_b": {"eps": inc("y* increases"), "delta_prime": dec("L y* = 2 eps^2 (u/(sqrt(u^2+2eps)+u))^2, u = sqrt(2L), increases in L")},
-    "whitehouse2022_lem4": _rogers_quote,
-    "whitehouse2023_lem3": _rogers_quote,
+    "whitehouse2022_lem4_as_printed": _rogers_quote,
+    "whitehouse2023_lem3_as_printed": _rogers_quote,
     "whitehouse2022_lem6_bound": {"eps": I},
     "whitehouse2023_lem10_bound": {"eps": I},
     "whitehouse2022_lem6_rr_expected_loss": {"eps": inc("eps tanh(eps/2)")},
@@ -398,6 +398,11 @@ MONOTONE.update({
                                              "delta": inc("B(alpha) increases in delta at every alpha")},
     "feldman2021_rem4_4_calibrated_rounds": {"eps0": dec("eps0 tanh(eps0/2) increases"), "eps": inc("rho* increases in eps"),
                                              "delta": inc("rho* increases in delta")},
+    # ------------------------------------------------------------ game-certified filter
+    "game_filter_budget": {"eps": no("the default menu (eps_max = min(64 grid, the reach sqrt(n_KOV) grid)) grows with the budget, and a richer menu lowers B*"), "delta": no("the default menu (eps_max = min(64 grid, the reach sqrt(n_KOV) grid)) grows with the budget, and a richer menu lowers B*"),
+                           "grid": no("the unit of the budget changes with the grid (B* counts grid^2 units)")},
+    "game_filter_rounds": {"eps0": no("the grid is eps0: the menu and the unit change with it"), "eps": no("the default menu (eps_max = min(64 grid, the reach sqrt(n_KOV) grid)) grows with the budget, and a richer menu lowers B*"),
+                           "delta": no("the default menu (eps_max = min(64 grid, the reach sqrt(n_KOV) grid)) grows with the budget, and a richer menu lowers B*")},
 })
 
 
@@ -470,6 +475,9 @@ RANGES: dict[str, dict] = {
     "smith2022_filter_rounds_dp": {"eps0": ("1/1000", "10"), "eps": ("1/100", "100"), "delta": ("1e-30", "1/2")},
     "canonne2020_prop12_rdp_budget": {"alpha": (None, "1e6")},
     "feldman2021_thm4_3_calibrated_rounds": {"eps0": ("1/200", "5"), "eps": ("1/10", "10"), "delta": ("1e-12", "1/10")},
+    # the game sweep costs about B* x menu x window: keep B* in the hundreds
+    "game_filter_budget": {"eps": ("1/2", "2"), "delta": ("1e-8", "1/10"), "grid": ("1/50", "1/2")},
+    "game_filter_rounds": {"eps0": ("1/50", "1/2"), "eps": ("1/2", "2"), "delta": ("1e-8", "1/10")},
     "feldman2021_rem4_4_calibrated_rounds": {"eps0": ("1/1000", "10"), "eps": ("1/100", "100"), "delta": ("1e-30", "1/2")},
 }
 
@@ -495,6 +503,8 @@ SLOW: dict[str, tuple[int, int]] = {
     "dong2022_cor2_13_eps": (4, 20),
     "dong2022_cor2_13_mu": (4, 20),
     "feldman2021_thm4_3_calibrated_rounds": (2, 20),
+    "game_filter_budget": (3, 20),
+    "game_filter_rounds": (3, 20),
     "feldman2021_rem4_4_calibrated_rounds": (3, 20),
     "smith2022_filter_rounds_gaussian": (3, 20),
     "smith2022_filter_rounds_dp": (3, 20),

@@ -16,7 +16,8 @@ from typing import Callable
 
 from .precision import Domain
 
-__all__ = ["PAPERS", "Param", "Entry", "register", "cites", "CATALOG", "get", "entries", "VALIDITIES"]
+__all__ = ["PAPERS", "Param", "Entry", "Restriction", "register", "cites", "CATALOG", "ALIASES", "get", "entries",
+           "VALIDITIES", "RESTRICTION_RULES"]
 
 #: Paper keys.  A key fixes the version whose numbering its ids use.
 PAPERS: dict[str, dict] = {
@@ -159,6 +160,73 @@ PROVENANCES = ("as printed", "derived", "corrected", "published statement", "re-
                "recalled statement (unverified)")
 
 
+def _as_seq(value) -> list:
+    """A sequence argument as a list of exact values (a comma-separated string is split, as the functions read it)."""
+    from .precision import Domain, check_seq
+
+    return list(check_seq("value", value, Domain()))
+
+
+#: The rules a machine-checkable restriction may state about one argument (:attr:`Restriction.rule`): the
+#: domain it names in an error, the exact test, and a value that breaks it, built from one that satisfies it
+#: (for the catalog-wide property test ``proofs/test_catalog_invariants.py``).
+RESTRICTION_RULES: dict[str, tuple[str, Callable, Callable]] = {
+    "all zero": ("every element equal to 0",
+                 lambda seq: next(((i, x) for i, x in enumerate(_as_seq(seq)) if x != 0), None),
+                 lambda seq: ["1/10"] + ["0"] * (len(_as_seq(seq)) - 1)),
+}
+
+
+@dataclass(frozen=True)
+class Restriction:
+    """The machine-readable form of a restriction that a function checks on its own arguments.
+
+    ``param`` must satisfy ``rule`` (a key of :data:`RESTRICTION_RULES`); outside it the claim is
+    refuted by the ledger entry ``erratum``.  ``printed`` names the keyword argument (default
+    ``False``) that computes the printed formula anyway, for callers that study the refuted claim.
+    """
+
+    param: str
+    rule: str
+    erratum: str
+    printed: str = ""
+
+    def __post_init__(self):
+        if self.rule not in RESTRICTION_RULES:
+            raise ValueError(f"rule must be one of {sorted(RESTRICTION_RULES)}, found {self.rule!r}")
+
+    @property
+    def domain(self) -> str:
+        """The rule in words, as an error names it."""
+        return RESTRICTION_RULES[self.rule][0]
+
+    def violation(self, value):
+        """``None`` when ``value`` satisfies the rule, else ``(index, element)`` of the first element that breaks it."""
+        return RESTRICTION_RULES[self.rule][1](value)
+
+    def violating(self, value):
+        """A value of the same shape as ``value`` that breaks the rule (for tests)."""
+        return RESTRICTION_RULES[self.rule][2](value)
+
+    def enforce(self, where: str, value) -> None:
+        """Raise ``ValueError`` (naming ``param``, the rule, the value found and the erratum) when ``value`` breaks the rule.
+
+        ``where`` names the function or catalog id in the message.
+        """
+        bad = self.violation(value)
+        if bad is None:
+            return
+        i, x = bad
+        how = (f"; {self.printed}=True computes the printed formula, which is not a bound outside the restriction"
+               if self.printed else "")
+        raise ValueError(f"{self.param} must have {self.domain} for {where} (valid only under that restriction, "
+                         f"errata {self.erratum}), found {self.param}[{i}] = {x}{how}")
+
+    def as_dict(self) -> dict:
+        return {"param": self.param, "rule": self.rule, "domain": self.domain, "erratum": self.erratum,
+                "printed": self.printed or None}
+
+
 #: One vocabulary across the catalog.  A parameter keeps its paper's name (``delta_prime`` is the
 #: printed delta', ``delta_tilde`` is KOV's delta~), so a value is traceable to the statement; the
 #: shared name of its role is accepted too, wherever it is unambiguous: ``delta`` for the one
@@ -205,6 +273,8 @@ class Entry:
     validity: str = "valid"
     restriction: str = ""
     erratum: str | None = None
+    checks: tuple[Restriction, ...] = ()
+    unchecked: str = ""
     extra: dict = field(default_factory=dict)
 
     @property
@@ -232,6 +302,8 @@ class Entry:
             "returns": self.returns,
             "validity": self.validity,
             "restriction": self.restriction,
+            "restriction_checks": [c.as_dict() for c in self.checks],
+            "restriction_unchecked": self.unchecked or None,
             "erratum": self.erratum,
         }
 
@@ -268,12 +340,16 @@ class Entry:
 
 
 CATALOG: dict[str, Entry] = {}
+#: Former ids still accepted by :func:`get`: {old id: current id}.  An id is renamed only to say what the
+#: entry is (a printed formula that is false ends in ``_as_printed``); the old id keeps its formula.
+ALIASES: dict[str, str] = {}
 
 
 def register(id: str, *, paper: str, result: str, direction: str, summary: str,
              params: tuple[Param, ...] | list[Param], equation: str | None = None,
              provenance: str = "as printed", note: str = "", returns: str = "mpf",
-             validity: str = "valid", restriction: str = "", erratum: str | None = None) -> Callable:
+             validity: str = "valid", restriction: str = "", erratum: str | None = None,
+             checks: tuple[Restriction, ...] = (), unchecked: str = "", aliases: tuple[str, ...] = ()) -> Callable:
     """Decorator: register ``fn`` under ``id`` and attach its citation.
 
     A function may carry several citations (the same formula numbered
@@ -283,7 +359,12 @@ def register(id: str, *, paper: str, result: str, direction: str, summary: str,
     states the hypothesis under which a ``valid under a restriction`` claim holds, and
     ``erratum`` names the ledger entry (``reference/data/errata.json``) that refutes or
     restricts it.  An entry that is ``false as printed`` is never a bound: its direction
-    must be ``exact`` (the printed formula's value, rounded to nearest).
+    must be ``exact`` (the printed formula's value, rounded to nearest), and its id ends in
+    ``_as_printed``.  A restricted entry states its restriction machine-readably: ``checks``,
+    the :class:`Restriction` objects the function enforces on its own arguments (it raises
+    ``ValueError`` naming the erratum outside them), or ``unchecked``, why the arguments cannot
+    show it (e.g. the hypothesis is on steps the function never sees).  ``aliases``: former ids
+    of the entry, still accepted by :func:`get`.
     """
     if paper not in PAPERS:
         raise ValueError(f"paper must be one of {sorted(PAPERS)}, found {paper!r}")
@@ -299,6 +380,16 @@ def register(id: str, *, paper: str, result: str, direction: str, summary: str,
         raise ValueError(f"{id}: validity {validity!r} needs the erratum id that shows it")
     if validity == "valid under a restriction" and not restriction:
         raise ValueError(f"{id}: validity 'valid under a restriction' needs the restriction")
+    if validity == "false as printed" and not id.endswith("_as_printed"):
+        raise ValueError(f"{id}: the id of an entry that is false as printed must end in '_as_printed'")
+    if validity == "valid under a restriction" and bool(checks) == bool(unchecked):
+        raise ValueError(f"{id}: a restricted entry needs either checks (the restriction its function enforces) or "
+                         f"unchecked (why its arguments cannot show it), found checks={checks!r}, unchecked={unchecked!r}")
+    if validity != "valid under a restriction" and (checks or unchecked):
+        raise ValueError(f"{id}: checks/unchecked belong to entries 'valid under a restriction', found validity {validity!r}")
+    for c in checks:
+        if not isinstance(c, Restriction) or c.erratum != erratum or c.param not in {q.name for q in params}:
+            raise ValueError(f"{id}: each check must be a Restriction on one of its parameters with erratum {erratum!r}, found {c!r}")
 
     def deco(fn: Callable) -> Callable:
         if id in CATALOG:
@@ -307,10 +398,20 @@ def register(id: str, *, paper: str, result: str, direction: str, summary: str,
         for q in params:
             if q.name not in sig.parameters:
                 raise TypeError(f"{id}: parameter {q.name!r} is not an argument of {fn.__qualname__}")
+        for c in checks:
+            if c.printed and (c.printed not in sig.parameters or sig.parameters[c.printed].default is not False
+                              or sig.parameters[c.printed].kind is not inspect.Parameter.KEYWORD_ONLY):
+                raise TypeError(f"{id}: {c.printed!r} must be a keyword-only argument of {fn.__qualname__} defaulting to False")
+        for old in aliases:
+            if old in CATALOG or old in ALIASES:
+                raise ValueError(f"alias {old!r} of {id!r} is already a catalog id or alias")
         entry = Entry(id=id, paper=paper, result=result, direction=direction, summary=summary,
                       params=tuple(params), func=fn, equation=equation, provenance=provenance,
-                      note=note, returns=returns, validity=validity, restriction=restriction, erratum=erratum)
+                      note=note, returns=returns, validity=validity, restriction=restriction, erratum=erratum,
+                      checks=tuple(checks), unchecked=unchecked)
         CATALOG[id] = entry
+        for old in aliases:
+            ALIASES[old] = id
         cites = list(getattr(fn, "__citations__", ()))
         cites.append(entry.as_dict())
         fn.__citations__ = tuple(cites)
@@ -339,6 +440,7 @@ def _load_all() -> None:
     from .bounds import balle2020, classical, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
     from .profiles import laplace, sgm_pld, subsampled_gaussian  # noqa: F401  (exact privacy profiles: Laplace PLD, sampled Gaussian RDP and PLD)
     from .bounds import calibrated, dong2022, smith2022  # noqa: F401  (Gaussian DP; conversion-calibrated filters)
+    from .bounds import game_filter  # noqa: F401  (the game-certified filter budget)
 
 
 def entries() -> list[Entry]:
@@ -348,10 +450,10 @@ def entries() -> list[Entry]:
 
 
 def get(id: str) -> Entry:
-    """The entry named ``id``; ``KeyError`` lists close matches."""
+    """The entry named ``id`` (or a former id of it, :data:`ALIASES`); ``KeyError`` lists close matches."""
     _load_all()
     try:
-        return CATALOG[id]
+        return CATALOG[ALIASES.get(id, id)]
     except KeyError:
         import difflib
 

@@ -11,18 +11,25 @@ from reference.cli import main
 from reference.cli.plan import Step, parse_workload, plan
 
 
-def test_rr_workload_matches_rounds_comparison_and_recommends_the_calibrated_renyi_filter(capsys):
+def test_rr_workload_matches_rounds_comparison_and_recommends_the_game_filter(capsys):
     assert main(["plan", "--eps", "1", "--delta", "1e-6", "--workload", "rr:0.01"]) == 0
     out = capsys.readouterr().out
-    assert "% of optimal" in out and "fixed" in out.lower() and "Recommended: calibrated Renyi filter" in out
+    assert "% of optimal" in out and "fixed" in out.lower() and "Recommended: game-certified filter" in out
     p = plan(1, "1e-6", "rr:0.01")
     c = rounds_comparison("0.01", 1, "1e-6")
     got = {r["key"]: r["rounds"] for r in p["rows"]}
-    for k in ("calibrated_renyi_filter", "calibrated_zcdp_filter", "gdp_filter", "whitehouse_filter", "feldman_zrnic_filter"):
+    for k in ("calibrated_renyi_filter", "calibrated_zcdp_filter", "gdp_filter", "whitehouse_filter", "feldman_zrnic_filter",
+              "game_filter"):
         assert got[k] == c[k], k
     assert p["optimal"] == c["optimal"] == 562
-    assert p["recommended"] == "calibrated_renyi_filter" and got["calibrated_renyi_filter"] == 490
-    assert best_filter(c) == ("calibrated_renyi_filter", 490)
+    assert got["calibrated_renyi_filter"] == 490
+    # the game filter: at least 95% of the optimum (its certificate is re-checked in proofs/test_game.py)
+    assert p["recommended"] == "game_filter" and 534 <= got["game_filter"] <= 562
+    assert best_filter(c) == ("game_filter", got["game_filter"])
+    row = next(r for r in p["rows"] if r["key"] == "game_filter")
+    cert = row["certificate"]
+    assert cert["budget"] == got["game_filter"] and F(cert["game_value_at_budget_upper"]) <= F(1, 10 ** 6)
+    assert cert["decided"] and F(cert["game_value_above_budget_lower"]) > F(1, 10 ** 6)
     assert float(percent_of_optimal(490, 562)) == pytest.approx(87.19, abs=0.01)
     assert {k for k, _, _ in ROUND_RULES} == set(c)
 

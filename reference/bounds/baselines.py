@@ -52,11 +52,12 @@ ROUND_RULES = (
      "feldman2021 Theorem 4.3 + canonne2020 Prop. 12"),
     ("calibrated_zcdp_filter", "calibrated zCDP filter", "feldman2021 Remark 4.4 + canonne2020 Prop. 12"),
     ("gdp_filter", "Gaussian-DP filter", "smith2022"),
+    ("game_filter", "game-certified filter (grid eps0)", "whitehouse2022 Lemma 3 + kairouz2015 Thm 3.3 (exact game)"),
 )
 
 #: The keys of :data:`ROUND_RULES` that are valid fully adaptive filters (the as-printed Rogers rule is not).
 FILTER_KEYS = ("whitehouse_filter", "feldman_zrnic_filter", "rogers_filter", "calibrated_renyi_filter",
-               "calibrated_zcdp_filter", "gdp_filter")
+               "calibrated_zcdp_filter", "gdp_filter", "game_filter")
 
 _P = Domain.positive()
 _U = Domain.open_unit()
@@ -135,6 +136,12 @@ def rounds_comparison(eps0, eps, delta) -> dict:
     out["calibrated_renyi_filter"] = calibrated_renyi_rounds(e0, e, d)
     out["calibrated_zcdp_filter"] = calibrated_zcdp_rounds(e0, e, d)
     out["gdp_filter"] = gdp_filter_rounds_dp(e0, e, d)
+    from .game_filter import GameTooLarge, game_filter_rounds
+
+    try:
+        out["game_filter"] = game_filter_rounds(e0, e, d)
+    except GameTooLarge:  # more than MAX_BUDGET units: the game sweep would take minutes
+        out["game_filter"] = None
     if d * 3 <= 1:  # delta <= 1/3 < 1/e: Theorem 4.3's condition holds for delta_g/2 as well
         out["rogers_filter"] = advanced_filter_rounds_homogeneous(e0, 0, e, d)
         out["rogers_filter_as_printed"] = advanced_filter_rounds_homogeneous(e0, 0, e, d, printed=True)

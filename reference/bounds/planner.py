@@ -238,7 +238,43 @@ def _rules(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> list[dict]:
         rows.append({"key": "feldman_zrnic_filter", "filter": "Feldman-Zrnic DP filter",
                      "cite": "feldman2021 Remark 4.4 + Fact 2.4", "rounds": _count(lambda r: dp_filter_admits(V(r), eps, delta),
                                                                                     cycle, g), "params": ""})
+        row = _game_row(cycle, eps, delta)
+        if row is not None:
+            rows.append(row)
     return rows
+
+
+def _game_row(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> dict | None:
+    """The game-certified filter on a pure-DP cycle: grid = the smallest eps of the cycle, menu up to its largest.
+
+    Rounds: the largest n whose first n steps' integer charges sum to at most B* (exact).  ``None``
+    (no row) when the budget would exceed :data:`reference.bounds.game_filter.MAX_BUDGET` units.
+    """
+    from .game_filter import GameTooLarge, charge_index, game_budget
+
+    grid = min(s.value for s in cycle)
+    top = max(s.value for s in cycle)
+    try:
+        gb = game_budget(eps, delta, grid)
+        if top > gb.eps_max:
+            gb = game_budget(eps, delta, grid, top)
+    except GameTooLarge:
+        return None
+    charge = [gb.steps[charge_index(s.value, grid, gb.steps)] ** 2 for s in cycle]
+    per_cycle = sum(charge)
+    q, rem = divmod(gb.budget, per_cycle)
+    n = q * len(cycle)
+    for c in charge:
+        if c > rem:
+            break
+        rem -= c
+        n += 1
+    cert = gb.as_dict()
+    return {"key": "game_filter", "filter": "game-certified filter", "cite": "whitehouse2022 Lemma 3 + kairouz2015 Thm 3.3 "
+            "(exact adaptive game, certified)", "rounds": n,
+            "params": (f"grid = {grid}, B* = {gb.budget} units, steps up to eps_max = {gb.eps_max}; game value at B* <= "
+                       f"{float(gb.upper_at_budget):.6g}, at B*+1 >= {float(gb.lower_above):.6g}"),
+            "certificate": cert}
 
 
 def _optimal(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> tuple[int | None, str]:

@@ -1,0 +1,218 @@
+"""The game-certified filter's budget: the largest integer budget whose exact adaptive game value is <= delta.
+
+The rule (derived in this project; the game is whitehouse2022's filter game, reduced to randomized
+response by Lemma 3, with kairouz2015's dominance of RR): fix a grid unit g and a menu of
+multiples ``m_1 = 1 < m_2 < ... < m_K`` (every integer up to ``FINE``, then geometric with ratio
+``RATIO``, last ``M = ceil(eps_max/g)``).  A step that is eps_t-DP given the past is charged
+``m(eps_t)^2`` (integer units of g^2) with ``m(eps_t)`` the least menu multiple with
+``m g >= eps_t``; the filter admits while the charges sum to at most B*.  B* is the largest
+budget whose game value G_{B*} (the sup over fully adaptive analysts, stopping allowed, of the
+hockey-stick divergence at eps of the stopped transcript, :func:`reference.verify.game.threshold_game`)
+is certified <= delta; so the filter is (eps, delta)-DP (whitehouse2022 Definition of a filter).
+
+Why not "sum eps^2 <= the KOV count times eps0^2": an analyst that takes one large step exactly
+when the loss sits at the hockey-stick kink beats that budget (1.2776e-6 > 1e-6 at eps0 = 0.01,
+target (1, 1e-6), :func:`reference.verify.game.threshold_game` with menu {0.01, 0.2}); the game
+value, not the homogeneous count, is what bounds an adaptive analyst.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Optional
+
+from ..catalog import Param, cites, register
+from ..precision import Domain, check
+
+__all__ = ["GameTooLarge", "MAX_BUDGET", "FINE", "RATIO", "EPS_MAX_STEPS", "game_menu", "charge_index", "GameBudget", "game_budget",
+           "game_filter_budget", "game_filter_rounds", "kov_count"]
+
+W22, K15 = "whitehouse2022", "kairouz2015"
+FINE = 8                   # every multiple 1..FINE of the grid unit is in the menu
+RATIO = Fraction(5, 4)     # above FINE the menu is geometric with this ratio (rounded up to integers)
+MAX_BUDGET = 2 ** 18      # budgets (units of grid^2) above this are refused: the sweep would take minutes
+EPS_MAX_STEPS = 64         # default eps_max: 64 grid units, or the budget's reach if smaller
+_P = Domain.positive()
+_U = Domain.open_unit()
+
+
+class GameTooLarge(ValueError):
+    """The game's budget would exceed :data:`MAX_BUDGET` units of grid^2 (refused: use a coarser grid)."""
+
+
+@cites(W22, "Theorem 1 (filter semantics; the menu is this project's choice)")
+def game_menu(M: int, fine: int = FINE, ratio: Fraction = RATIO) -> tuple:
+    """The menu multiples: 1..min(fine, M), then ``ceil(previous * ratio)`` (at least previous + 1), ending at M.
+
+    Preconditions: integers M >= 1, fine >= 1; ratio > 1.  Exact integers; deterministic.
+    """
+    if not isinstance(M, int) or M < 1:
+        raise ValueError(f"M must be an integer >= 1, found {M!r}")
+    if not isinstance(fine, int) or fine < 1:
+        raise ValueError(f"fine must be an integer >= 1, found {fine!r}")
+    ratio = check("ratio", ratio, Domain.interval(1, None))
+    out = list(range(1, min(fine, M) + 1))
+    while out[-1] < M:
+        nxt = max(out[-1] + 1, math.ceil(out[-1] * ratio))
+        out.append(min(nxt, M))
+    return tuple(out)
+
+
+@cites(W22, "Theorem 1 (filter semantics)")
+def charge_index(eps_t: Fraction, grid: Fraction, steps: tuple) -> int:
+    """Index k of the least menu multiple with ``steps[k] * grid >= eps_t`` (exact); ``ValueError`` above the menu."""
+    q = eps_t / grid
+    m = math.ceil(q) if q > 0 else 1
+    for k, s in enumerate(steps):
+        if s >= m:
+            return k
+    raise ValueError(f"eps_t must be at most eps_max = {steps[-1] * grid} (the largest step the filter was certified for), "
+                     f"found {eps_t}")
+
+
+@cites(K15, "Theorem 3.3 (optimal homogeneous composition, by the one-item game)")
+def kov_count(eps, delta, eps0) -> tuple[int, "object"]:
+    """Largest n with the optimal n-fold composition of eps0-DP at (eps, delta), via the one-item game (and its table).
+
+    Exponential search over the horizon; the answer is certified (upper end <= delta at n, lower
+    end > delta at n + 1).  ``ValueError`` if undecided (never seen; would need a finer eta).
+    """
+    from ..verify.game import threshold_game
+
+    R = 256
+    while True:
+        t = threshold_game(eps, eps0, [1], [1], R)
+        if t.lower(R) > delta:
+            n, ok = t.decided(delta)
+            if not ok:
+                raise ValueError(f"the optimal count at eps0 = {eps0} is undecided at budget {n} (certified ends too wide)")
+            return n, t
+        if R >= MAX_BUDGET:
+            raise GameTooLarge(f"grid = {eps0} is too fine: more than MAX_BUDGET = {MAX_BUDGET} units of grid^2 fit "
+                               f"(eps, delta) = ({eps}, {delta}); use a coarser grid")
+        R = min(4 * R, MAX_BUDGET)
+
+
+@cites(W22, "Theorem 1 (filter semantics)", "Lemma 3 (conditional randomized response)")
+@dataclass(frozen=True)
+class GameBudget:
+    """The certified budget of a game filter and its certificate.
+
+    ``budget`` B* (integer units of grid^2); ``upper_at_budget`` >= G_{B*} (<= delta);
+    ``lower_above`` <= G_{B*+1} (``decided`` iff > delta: B* is then the exact largest budget for
+    this menu); ``steps`` the menu multiples actually in the game (charges ``steps^2``);
+    ``eps_max`` = steps[-1] * grid; ``R_max`` the horizon of the sweep; ``kov`` the optimal
+    homogeneous count at eps0 = grid (an upper bound of B*); ``engine`` the engine version.
+    """
+
+    eps: Fraction
+    delta: Fraction
+    grid: Fraction
+    eps_max: Fraction
+    steps: tuple
+    budget: int
+    upper_at_budget: Fraction
+    lower_above: Fraction
+    decided: bool
+    R_max: int
+    kov: int
+    engine: str
+    seconds: float = field(default=0.0, compare=False)
+    window: tuple = field(default=(0, 0), compare=False)
+    cells: int = field(default=0, compare=False)
+
+    def as_dict(self) -> dict:
+        """JSON-ready certificate: exact values as ``"p/q"`` strings."""
+        return {"budget": self.budget, "grid": str(self.grid), "eps_max": str(self.eps_max), "menu": list(self.steps),
+                "charges": [m * m for m in self.steps], "game_value_at_budget_upper": str(self.upper_at_budget),
+                "game_value_above_budget_lower": str(self.lower_above), "decided": self.decided,
+                "eps": str(self.eps), "delta": str(self.delta), "horizon": self.R_max, "kov_count": self.kov,
+                "engine": self.engine}
+
+
+@lru_cache(maxsize=64)
+def _game_budget(eps: Fraction, delta: Fraction, grid: Fraction, eps_max: Optional[Fraction], fine: int,
+                 ratio: Fraction) -> GameBudget:
+    import time
+
+    from ..verify.game import ENGINE_VERSION, threshold_game
+
+    t0 = time.perf_counter()
+    kov, _ = kov_count(eps, delta, grid)
+    R_max = kov + 1
+    reach = math.isqrt(R_max)
+    if eps_max is None:
+        M = max(1, min(EPS_MAX_STEPS, reach))
+    else:
+        M = max(1, math.ceil(eps_max / grid))
+    steps = game_menu(M, fine, ratio)
+    in_game = tuple(m for m in steps if m * m <= R_max) or (1,)
+    t = threshold_game(eps, grid, in_game, [m * m for m in in_game], R_max)
+    b, dec = t.decided(delta)
+    if b < 0:
+        b = 0  # budget 0 admits only 0-DP steps; G_0 = 0
+    return GameBudget(eps, delta, grid, steps[-1] * grid, steps, b, t.upper(b), t.lower(b + 1), dec, R_max, kov,
+                      ENGINE_VERSION, time.perf_counter() - t0, t.window, t.cells)
+
+
+@cites(W22, "Theorem 1 (filter semantics)", "Lemma 3 (conditional randomized response)")
+@cites(K15, "Theorem 3.3 (randomized response dominates every eps-DP step)")
+def game_budget(eps, delta, grid, eps_max=None, *, fine: int = FINE, ratio=RATIO) -> GameBudget:
+    """The certified budget B* of the game filter at target (eps, delta) with grid unit ``grid``.
+
+    Contract: every fully adaptive analyst whose steps are eps_t-DP given the past with eps_t <=
+    eps_max, charged ``m(eps_t)^2`` (module docstring) and stopped when the charges would exceed
+    B*, produces an (eps, delta)-DP transcript: ``upper_at_budget`` >= the exact game value at
+    B* and is <= delta.  ``eps_max`` (default: min(64 grid, the budget's reach)) is rounded up to
+    a grid multiple; larger steps are refused by the filter.
+    Preconditions: eps > 0, 0 < delta < 1, grid > 0, eps_max > 0 (exact rationals).
+    Rounding: B* is certified (directed bounds, :mod:`reference.verify.game`); the result is
+    cached per exact arguments.  Cost: about (R_max / 10^4) x (menu size) x (window / 3000) s.
+    """
+    eps = check("eps", eps, _P)
+    delta = check("delta", delta, _U)
+    grid = check("grid", grid, _P)
+    em = None if eps_max is None else check("eps_max", eps_max, _P)
+    if em is not None and em < grid:
+        em = grid
+    return _game_budget(eps, delta, grid, em, int(fine), Fraction(ratio))
+
+
+_eps = Param("eps", _P, default="1", doc="target epsilon > 0")
+_delta = Param("delta", _U, default="1e-6", doc="target delta in (0, 1)")
+_grid = Param("grid", _P, default="0.01", doc="grid unit g: steps are charged (g ceil(eps_t/g))^2 on the menu")
+_eps0 = Param("eps0", _P, default="0.01", doc="per-step epsilon of the anticipated homogeneous workload (the grid)")
+
+
+@register("game_filter_budget", paper=W22, result="Theorem 1 filter game, reduced to RR by Lemma 3 (budget solved by backward induction)",
+          direction="lower", returns="int",
+          summary="largest integer budget B (units grid^2) whose exact adaptive game value at (eps, delta) is certified <= delta",
+          params=(_eps, _delta, _grid), provenance="derived", validity="valid",
+          note="Valid by construction: the game value is a certified upper bound of the sup over fully adaptive analysts "
+               "on the menu (reference.verify.game.threshold_game), and every eps_t-DP step is a post-processing of "
+               "RR at its menu cell's eps (kairouz2015 Thm 3.3, whitehouse2022 Lemma 3). eps_max = min(64 grid, reach).")
+def game_filter_budget(eps, delta, grid) -> int:
+    """The game filter's certified budget B* in units of grid^2 (default menu); see :func:`game_budget`.
+
+    >>> game_filter_budget("1", "1e-6", "0.01")
+    549
+    """
+    return game_budget(eps, delta, grid).budget
+
+
+@register("game_filter_rounds", paper=W22, result="Theorem 1 filter game (homogeneous workload on the game filter)",
+          direction="exact", returns="int",
+          summary="rounds of eps0-DP steps the game filter with grid eps0 admits: B* (each step is charged 1 unit)",
+          params=(_eps0, _eps, _delta), provenance="derived", validity="valid",
+          note="Each eps0-DP step costs one unit of eps0^2, so the count is B*; the optimal non-adaptive count "
+               "(kairouz2015) is an upper bound, reached with a one-item menu.")
+def game_filter_rounds(eps0, eps, delta) -> int:
+    """Rounds of eps0-DP steps admitted by the game filter with grid eps0 (default menu): exactly B*.
+
+    >>> game_filter_rounds("0.01", "1", "1e-6")
+    549
+    """
+    e0 = check("eps0", eps0, _P)
+    return game_budget(eps, delta, e0).budget
