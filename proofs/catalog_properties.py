@@ -119,7 +119,8 @@ _THM65_EPS = inc("V and M grow with each eps_i; (17)->(18) at V = 1 drops unless
                  "so restricted to n >= 9", n=("9", None))
 _GRAN_EPS = inc("as rogers2016_thm6_5: the drop at V = 1 is absent iff log(1 + 1/gamma) >= 4.197 (gamma <= 0.0153); "
                 "restricted to gamma <= 1/100", gamma=(None, "1/100"))
-_odo_delta = inc("inf once sum delta_i exceeds the threshold (Lemma 3.5), else independent of delta")
+_odo_delta = no("delta_i = 0 is the restriction these odometers enforce (errata R16-LEM3-5-LOSS): any other delta "
+                "sequence is refused, so there is no order to check (RANGES samples only zeros)")
 _odo_dg = dec("F = log(.../delta_g) falls in delta_g and the Lemma 3.5 threshold delta_g/2 rises")
 _K_BETA = "beta = eps_g^2/(c log(1/delta_g)) enters h(beta) = (V+beta)(1 + log(V/beta+1)/2), whose derivative 1 + (log(1+t) - t)/2 (t = V/beta) changes sign"
 _K = {"eps": inc("V and sum eps(e^eps-1)/2 grow with each eps_i"),
@@ -411,6 +412,10 @@ MONOTONE.update({
 #: ``"seq_len"`` caps the common length of the sequence parameters (default 4).
 RANGES: dict[str, dict] = {
     # cross-parameter preconditions
+    # the Lemma 3.5 odometers refuse delta_i > 0 (their restriction; proofs/test_catalog_invariants.py section 7)
+    **{eid: {"delta": ("0", "0")} for eid in ("rogers2016_thm3_6_odometer", "rogers2016_lem6_4", "rogers2016_thm6_5",
+                                             "rogers2016_thm6_5_as_printed", "rogers2016_thm6_5_granular",
+                                             "rogers2016_thm6_5_granular_as_printed")},
     "whitehouse2022_thm2_pdp_drift": {"delta": ("0", "0.45")},  # delta (1 + e^-eps) < 1 for every eps >= 0
     "balle2020_cor3_3_delta": {"m": ["1", "2", "4", "5", "10", "20", "25", "50", "100"], "n": ("100", "1000000"),
                                "n_multiple_of": 100},
@@ -516,12 +521,6 @@ INF_OK: dict[str, str] = {
     "feldman2021_sec2_renyi_divergence_sym": "P, Q not mutually absolutely continuous",
     "kairouz2015_thm3_3_eps": "delta < 1 - (1-delta0)^k: no epsilon suffices",
     "murtagh2016_hetero_optimal_eps": "delta_target < 1 - prod(1-delta_i)",
-    "rogers2016_thm3_6_odometer": "sum delta_i > delta'_g (Lemma 3.5)",
-    "rogers2016_lem6_4": "sum delta_i > delta_g/2 (Lemma 3.5)",
-    "rogers2016_thm6_5": "sum delta_i > delta_g/2 (Lemma 3.5)",
-    "rogers2016_thm6_5_as_printed": "sum delta_i > delta_g/2 (Lemma 3.5)",
-    "rogers2016_thm6_5_granular": "sum delta_i > delta_g/2 (Lemma 3.5)",
-    "rogers2016_thm6_5_granular_as_printed": "sum delta_i > delta_g/2 (Lemma 3.5)",
     "whitehouse2022_thm2_stitched": "V < v0",
     "whitehouse2023_thm3_stitched": "V < v0",
     "whitehouse2022_thm5_boundary": "V < v0",

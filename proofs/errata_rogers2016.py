@@ -218,14 +218,19 @@ def check_lemma3_5_loss():
     P, Q = {"a": F(1)}, {"a": F(9, 10), "b": F(1, 10)}
     assert R.is_dp(P, Q, 0, F(1, 10))                         # exactly (0, 1/10)-DP
     loss = F(10, 9)                                           # the likelihood ratio under x^0, with probability 1
-    basic = _q(R.basic_odometer([0], [F(1, 10)], F(1, 5)))    # = 0
-    adv = _q(R.advanced_odometer([0], [F(1, 10)], F(1, 5), 200))
+    basic = _q(R.basic_odometer([0], [F(1, 10)], F(1, 5), lemma3_5_as_printed=True))    # = 0
+    adv = _q(R.advanced_odometer([0], [F(1, 10)], F(1, 5), 200, lemma3_5_as_printed=True))
     crossed = compare_exp_rational(basic, loss) < 0 and compare_exp_rational(adv, loss) < 0
-    refused = False
-    try:
-        BasicOdometer(F(1, 5)).record(0, F(1, 10))
-    except ValueError as exc:
-        refused = "R16-LEM3-5-LOSS" in str(exc)
+    refused = []
+    for shipped in (lambda: BasicOdometer(F(1, 5)).record(0, F(1, 10)), lambda: R.basic_odometer([0], [F(1, 10)], F(1, 5)),
+                    lambda: R.advanced_odometer([0], [F(1, 10)], F(1, 5), 200),
+                    lambda: R.lemma6_4_odometer([0], [F(1, 10)], F(1, 5), F(1, 100))):
+        try:
+            shipped()
+            refused.append(False)
+        except ValueError as exc:
+            refused.append("R16-LEM3-5-LOSS" in str(exc))
+    refused = all(refused)
     # DP conclusion: sum (P - e^0 Q)_+ = 1 - 9/10 = 1/10 <= delta
     hockey = sum(max(F(0), P.get(k, F(0)) - Q.get(k, F(0))) for k in ("a", "b"))
     return crossed and refused and hockey == F(1, 10) and 1 > F(1, 5) + F(1, 10)

@@ -18,6 +18,11 @@ covered automatically, and the completeness tests fail until it is declared in
    ``ValueError`` naming the parameter.
 5. **Defaults** evaluate to a finite ``mpf`` / ``int``.
 6. **CLI**: ``fullyadaptive eval ID`` prints what the Python call returns at the defaults.
+7. **Validity**: an entry ``valid under a restriction`` states it machine-readably
+   (``Entry.checks`` or why it cannot be checked, ``Entry.unchecked``), and refuses every
+   argument outside a checked restriction with a ``ValueError`` naming the parameter and the
+   erratum; an entry ``false as printed`` has an id ending in ``_as_printed``; former ids
+   (``reference.catalog.ALIASES``) still resolve.
 """
 from __future__ import annotations
 
@@ -34,7 +39,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from proofs.catalog_properties import CONST, DEC, INC, INF_OK, KINDS, MONOTONE, RANGES, SLOW
-from reference.catalog import entries, get
+from reference.catalog import ALIASES, RESTRICTION_RULES, entries, get
 from reference.precision import DEFAULT_DPS, Domain, to_exact
 
 ENTRIES = entries()
@@ -559,6 +564,80 @@ def test_cli_eval_matches_python_call_at_defaults(eid, capsys):
 
 
 # ===========================================================================
+# 7. Validity: restrictions refused, printed formulas named, former ids resolved
+# ===========================================================================
+
+RESTRICTED = [e for e in ENTRIES if e.validity == "valid under a restriction"]
+CHECKED = [pytest.param(e.id, i, id=f"{e.id}-{c.param}") for e in RESTRICTED for i, c in enumerate(e.checks)]
+
+#: Random values that break each rule of reference.catalog.RESTRICTION_RULES, given the length of a valid one.
+BREAKING = {"all zero": lambda n: st.lists(st.fractions(0, Fraction(99, 100), max_denominator=10**6), min_size=n,
+                                          max_size=n).filter(lambda xs: any(xs))}
+
+
+def test_every_restriction_rule_has_a_breaking_strategy():
+    assert set(BREAKING) == set(RESTRICTION_RULES)
+
+
+@pytest.mark.parametrize("eid", [e.id for e in RESTRICTED])
+def test_a_restricted_entry_states_its_restriction_machine_readably(eid):
+    """Either the restriction is checked from the arguments (Entry.checks) or the entry says why it cannot be."""
+    e = get(eid)
+    assert bool(e.checks) != bool(e.unchecked), eid
+    d = e.as_dict()
+    assert d["restriction_checks"] == [c.as_dict() for c in e.checks] and d["restriction_unchecked"] == (e.unchecked or None)
+    for c in e.checks:
+        assert c.erratum == e.erratum and c.param in {q.name for q in e.params}
+
+
+@pytest.mark.parametrize("eid,i", CHECKED)
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_an_entry_refuses_arguments_outside_its_restriction(eid, i, data):
+    """Property over every checked restriction of the catalog: the defaults satisfy it and evaluate; the rule's own
+    breaking value and random breaking values raise ValueError naming the parameter and the erratum (a call outside
+    the restriction is never answered with a number); the keyword of the printed formula, where there is one, evaluates."""
+    e = get(eid)
+    c = e.checks[i]
+    base = e.defaults()
+    assert c.violation(base[c.param]) is None
+    call(e, base, 20)
+    n = len(c.violating(base[c.param]))
+    for bad in (c.violating(base[c.param]), data.draw(BREAKING[c.rule](n), label=c.param)):
+        kw = {**base, c.param: bad}
+        with pytest.raises(ValueError, match=re.escape(c.erratum)) as info:
+            call(e, kw, 20)
+        assert c.param in str(info.value) and c.domain in str(info.value)
+        if c.printed:
+            e.func(**kw, dps=20, **{c.printed: True})
+
+
+def test_false_as_printed_ids_say_so_and_former_ids_resolve():
+    """A printed formula that is false is reachable only under an id that ends in _as_printed; a former id is not listed
+    but still resolves (to the same function, under its new id)."""
+    for e in ENTRIES:
+        if e.validity == "false as printed":
+            assert e.id.endswith("_as_printed"), e.id
+    assert ALIASES and not set(ALIASES) & set(IDS)
+    for old, new in ALIASES.items():
+        assert get(old) is get(new) and new in IDS
+    assert get("whitehouse2022_lem1_dp_to_pdp_delta").id == "whitehouse2022_lem1_dp_to_pdp_delta_as_printed"
+
+
+def test_negative_control_restriction_checker():
+    """An entry whose function ignores its declared restriction (answers outside it) is caught by the property."""
+    import dataclasses
+
+    e = get("rogers2016_thm3_6_odometer")
+    silent = dataclasses.replace(e, func=lambda eps, delta, delta_prime_g, *, dps=DEFAULT_DPS, lemma3_5_as_printed=False:
+                                 e.func(eps, delta, delta_prime_g, dps=dps, lemma3_5_as_printed=True))
+    c = e.checks[0]
+    with pytest.raises(pytest.fail.Exception):
+        with pytest.raises(ValueError):
+            call(silent, {**e.defaults(), c.param: c.violating(e.defaults()[c.param])}, 20)
+
+
+# ===========================================================================
 # Findings (library bugs the invariants found, now fixed) and witnesses of the None declarations
 # ===========================================================================
 
@@ -600,8 +679,8 @@ def _f(eid, dps=20, **kw):
 
 
 def test_witness_piecewise_quotes_drop_at_V_1():
-    """whitehouse2022_lem4 / whitehouse2023_lem3 (as printed) are not monotone in V: the (18) branch just above V = 1 is smaller."""
-    for eid in ("whitehouse2022_lem4", "whitehouse2023_lem3"):
+    """whitehouse2022_lem4_as_printed / whitehouse2023_lem3_as_printed (as printed) are not monotone in V: the (18) branch just above V = 1 is smaller."""
+    for eid in ("whitehouse2022_lem4_as_printed", "whitehouse2023_lem3_as_printed"):
         assert _f(eid, V="1.01", delta_prime="1e-6", n_records=10**4) < _f(eid, V=1, delta_prime="1e-6", n_records=10**4)
 
 

@@ -97,14 +97,14 @@ def check_rogers_quote():
         n, e = 24, mpmath.mpf(1) / 4
         p = mpmath.exp(e) / (1 + mpmath.exp(e))
         V = F(24, 16)
-        for fn in (W.rogers_odometer_quoted_2022, W.rogers_odometer_quoted_2023):
+        for fn in (W.rogers_odometer_quoted_2022_as_printed, W.rogers_odometer_quoted_2023_as_printed):
             u = fn(V, F(1, 10**6), 2, dps=40) * (1 + mpmath.mpf(10) ** -30)
             tail = mpmath.fsum(mpmath.binomial(n, k) * p ** k * (1 - p) ** (n - k) for k in range(n + 1) if (2 * k - n) * e > u)
             if not tail > mpmath.mpf(10) ** -5:
                 return False
     V, dp, n = F(1, 2), F(1, 10**6), 10**4
-    a = W.rogers_odometer_quoted_2022(V, dp, n)
-    b = W.rogers_odometer_quoted_2023(V, dp, n)
+    a = W.rogers_odometer_quoted_2022_as_printed(V, dp, n)
+    b = W.rogers_odometer_quoted_2023_as_printed(V, dp, n)
     # Rogers et al. (2016) eq. (17): k steps of eps0 with k eps0^2 = V, delta_g = delta'
     k, e0 = 5000, mpmath.mpf("0.01")
     eq17 = k * e0 * (mpmath.exp(e0) - 1) / 2 + 2 * mpmath.sqrt(V * (1 + mpmath.log(mpmath.sqrt(3))) * mpmath.log(4 * mpmath.log(n, 2) / dp))

@@ -36,7 +36,8 @@ def test_value_is_theorem4_3_plus_lemma4_4(es, beta, dg):
     want = M + mpmath.sqrt((V + mp(beta)) * (2 + mpmath.log(V / mp(beta) + 1)) * mpmath.log(2 / mp(dg)))
     got = R.lemma6_4_odometer(es, [0] * len(es), dg, beta)
     assert want <= got <= want * (1 + mpmath.mpf(10) ** -45)
-    assert R.lemma6_4_odometer(es, [dg / 2 + F(1, 10**400)] + [0] * (len(es) - 1), dg, beta) == math.inf
+    past = [dg / 2 + F(1, 10**400)] + [0] * (len(es) - 1)  # the printed Lemma 3.5 threshold: inf past delta_g/2
+    assert R.lemma6_4_odometer(es, past, dg, beta, lemma3_5_as_printed=True) == math.inf
 
 
 @given(codes_st, st.sampled_from([F(1, 100), F(1, 4), F(2)]))

@@ -46,7 +46,7 @@ def test_odometer_with_deltas_fails_with_probability_at_most_delta_prime(codes, 
     assert X(lo) <= dpg and X(hi) <= dpg + F(1, 10**55)
     # the closed form is the exact sum (rounded up) or inf past the budget
     for p in paths[:20]:
-        v = R.basic_odometer(p.transcript.eps or (0,), p.transcript.delta or (0,), dpg)
+        v = R.basic_odometer(p.transcript.eps or (0,), p.transcript.delta or (0,), dpg, lemma3_5_as_printed=True)
         assert v == math.inf if p.transcript.delta_sum > dpg else X(v) >= sum(p.transcript.eps)
 
 

@@ -32,8 +32,8 @@ def printed(V: F, dp: F, n: int) -> mpmath.mpf:
 @example(F(1), F(1, 10**6), 10**4)
 @example(F(1, 10**8), F(1, 10**6), 10**4)
 def test_library_reproduces_the_printed_quote(V, dp, n):
-    """whitehouse2022_lem4 = the printed piecewise formula (110-digit second route), to nearest: it is not a bound."""
-    got, ref = W.rogers_odometer_quoted_2022(V, dp, n), printed(V, dp, n)
+    """whitehouse2022_lem4_as_printed = the printed piecewise formula (110-digit second route), to nearest: it is not a bound."""
+    got, ref = W.rogers_odometer_quoted_2022_as_printed(V, dp, n), printed(V, dp, n)
     assert abs(got - ref) <= ref * mpmath.mpf(10) ** -45
 
 
@@ -45,10 +45,10 @@ def test_false_as_an_odometer():
     with mpmath.workdps(60):
         e = mpmath.mpf(1) / 4
         p = mpmath.exp(e) / (1 + mpmath.exp(e))
-        u = W.rogers_odometer_quoted_2022(F(24, 16), F(1, 10**6), 2, dps=40)
+        u = W.rogers_odometer_quoted_2022_as_printed(F(24, 16), F(1, 10**6), 2, dps=40)
         tail = mpmath.fsum(mpmath.binomial(24, k) * p ** k * (1 - p) ** (24 - k) for k in range(25) if (2 * k - 24) * e > u)
     assert tail > mpmath.mpf(10) ** -3
-    entry = get("whitehouse2022_lem4")
+    entry = get("whitehouse2022_lem4_as_printed")
     assert entry.validity == "false as printed" and entry.direction == "exact"
     r = falsify("W22-LEM4-QUOTED")[0]
     assert r.found and F(r.counterexample["probability_lower"]) > F(1, 10**6)
@@ -56,22 +56,22 @@ def test_false_as_an_odometer():
 
 def test_domain_delta_prime_at_most_one_over_e():
     """0 < delta' <= 1/e, decided exactly: 0.3678794411714423 < 1/e is accepted, 0.3678794411714424 > 1/e refused."""
-    assert mpmath.isfinite(W.rogers_odometer_quoted_2022("0.5", "0.3678794411714423", 100))
+    assert mpmath.isfinite(W.rogers_odometer_quoted_2022_as_printed("0.5", "0.3678794411714423", 100))
     with pytest.raises(ValueError, match="delta_prime"):
-        W.rogers_odometer_quoted_2022("0.5", "0.3678794411714424", 100)
+        W.rogers_odometer_quoted_2022_as_printed("0.5", "0.3678794411714424", 100)
     with pytest.raises(ValueError, match="n_records"):
-        W.rogers_odometer_quoted_2022("0.5", "0.1", 1)
+        W.rogers_odometer_quoted_2022_as_printed("0.5", "0.1", 1)
 
 
 def test_section5_remarks_dataset_size_dependence_and_edge_jump():
     """It grows with |x| at fixed V, and it jumps at V = 1 (the two pieces disagree there)."""
-    vals = [W.rogers_odometer_quoted_2022(F(1, 2), F(1, 10**6), n) for n in (10**2, 10**4, 10**8)]
+    vals = [W.rogers_odometer_quoted_2022_as_printed(F(1, 2), F(1, 10**6), n) for n in (10**2, 10**4, 10**8)]
     assert vals[0] < vals[1] < vals[2]
-    left = W.rogers_odometer_quoted_2022(1, F(1, 10**6), 10**4)
-    right = W.rogers_odometer_quoted_2022(F(1) + F(1, 10**30), F(1, 10**6), 10**4)
+    left = W.rogers_odometer_quoted_2022_as_printed(1, F(1, 10**6), 10**4)
+    right = W.rogers_odometer_quoted_2022_as_printed(F(1) + F(1, 10**30), F(1, 10**6), 10**4)
     assert abs(left - right) > mpmath.mpf("0.1")
 
 
 def test_printed_quote_differs_from_the_2023_printing():
     """The two versions of the paper print different formulas (ledger W22-LEM4-QUOTE)."""
-    assert W.rogers_odometer_quoted_2022(F(1, 2), F(1, 10**6), 10**4) != W.rogers_odometer_quoted_2023(F(1, 2), F(1, 10**6), 10**4)
+    assert W.rogers_odometer_quoted_2022_as_printed(F(1, 2), F(1, 10**6), 10**4) != W.rogers_odometer_quoted_2023_as_printed(F(1, 2), F(1, 10**6), 10**4)

@@ -39,12 +39,12 @@ VERSION_MAP = (
     ("Definition 9", "Definition 2", "changed: whitehouse2023 keeps only the plain Renyi divergence (lam >= 1); the delta-approximate Renyi divergence (inf over decompositions) is dropped", ()),
     ("Definition 10", "Definition 3", "changed: approximate zCDP is one mixture decomposition valid for all lam with BOTH D_lam(P'||Q') and D_lam(Q'||P') <= rho lam, instead of D^delta_lam(A(x)||A(x')) <= rho lam (one direction, decomposition may depend on lam)", ()),
     ("Theorem 1", "Theorem 2", "same", (("whitehouse2022_thm1_stop_index", "whitehouse2023_thm2_stop_index"), ("whitehouse2022_thm1_spent", "whitehouse2023_thm2_spent"))),
-    ("Lemma 1", "Lemma 2", "same", (("whitehouse2022_lem1_dp_to_pdp_eps", "whitehouse2023_lem2_dp_to_pdp_eps"), ("whitehouse2022_lem1_dp_to_pdp_delta", "whitehouse2023_lem2_dp_to_pdp_delta"))),
+    ("Lemma 1", "Lemma 2", "same", (("whitehouse2022_lem1_dp_to_pdp_eps", "whitehouse2023_lem2_dp_to_pdp_eps"), ("whitehouse2022_lem1_dp_to_pdp_delta_as_printed", "whitehouse2023_lem2_dp_to_pdp_delta_as_printed"))),
     ("Lemma 2", "Lemma 9", "same: statement and proof text (including the conditioning step of ledger W22-LEM2-PROOF-CONDITIONING and the displays of W22-LEM2-F/-B)", ()),
     ("Lemma 3", "Lemma 11", "same", ()),
     ("Theorem 2", "Theorem 3", "same", (("whitehouse2022_thm2_filter", "whitehouse2023_thm3_filter"), ("whitehouse2022_thm2_mixture", "whitehouse2023_thm3_mixture"),
                                         ("whitehouse2022_thm2_stitched", "whitehouse2023_thm3_stitched"), ("whitehouse2022_eq6_ystar", "whitehouse2023_thm3_ystar"))),
-    ("Lemma 4", "Lemma 3", "changed: parenthesisation of the quoted Rogers et al. odometer (V/2 inside the square roots in whitehouse2022, outside in whitehouse2023; loglog factor inside vs outside the bracket)", (("whitehouse2022_lem4", "whitehouse2023_lem3"),)),
+    ("Lemma 4", "Lemma 3", "changed: parenthesisation of the quoted Rogers et al. odometer (V/2 inside the square roots in whitehouse2022, outside in whitehouse2023; loglog factor inside vs outside the bracket)", (("whitehouse2022_lem4_as_printed", "whitehouse2023_lem3_as_printed"),)),
     ("Lemma 5", "Lemma 4", "same", ()),
     ("Theorem 3", "Theorem 4", "same", (("whitehouse2022_thm3_boundary", "whitehouse2023_thm4_boundary"), ("whitehouse2022_thm3_crossing_probability", "whitehouse2023_thm4_crossing_probability"))),
     ("Theorem 4", "Theorem 5", "changed: hypothesis weakened to one-sided sub-Gaussian increments (whitehouse2022: both dM and -dM); tuning parameter rho renamed gamma; boundary identical", (("whitehouse2022_thm4_boundary", "whitehouse2023_thm5_boundary"),)),
@@ -116,7 +116,7 @@ EXTRA_POINTS = {
     "whitehouse2022_thm5_boundary": [dict(V="1e9", v0="1e-9", delta="1e-300")],
     "whitehouse2022_thm7_stop_index": [dict(rhos="1e-9,1,2", deltas="0,1e-300,0", rho="1", delta="1e-300")],
     "whitehouse2022_eq6_ystar": [dict(eps="1000", delta_prime="1e-300")],
-    "whitehouse2022_lem1_dp_to_pdp_delta": [dict(eps="1000", delta="1e-300")],
+    "whitehouse2022_lem1_dp_to_pdp_delta_as_printed": [dict(eps="1000", delta="1e-300")],
 }
 
 SAME_PAIRS = [ids for a, b, rel, pairs in VERSION_MAP if rel.startswith("same") for ids in pairs]
@@ -137,14 +137,14 @@ def test_changed_lemma4_to_lemma3_parenthesisation():
     """Lemma 4 (2022) = sqrt(2V c + V/2) and Lemma 3 (2023) = sqrt(2V c) + V/2 on [1/|x|^2, 1]; they differ (V = 1/2, delta' = 1e-6, |x| = 10^4)."""
     V, dp, n = F(1, 2), F(1, 10**6), 10**4
     c = mpmath.log(110) + 1 + 2 * mpmath.log(mpmath.log(n) * 10**6)
-    a = W.rogers_odometer_quoted_2022(V, dp, n)
-    b = W.rogers_odometer_quoted_2023(V, dp, n)
+    a = W.rogers_odometer_quoted_2022_as_printed(V, dp, n)
+    b = W.rogers_odometer_quoted_2023_as_printed(V, dp, n)
     assert abs(a - mpmath.sqrt(2 * mpmath.mpf(V.numerator) / V.denominator * c + mpmath.mpf(1) / 4)) <= mpmath.mpf(10) ** -40
     assert abs(b - (mpmath.sqrt(c) + mpmath.mpf(1) / 4)) <= mpmath.mpf(10) ** -40
     assert b - a > mpmath.mpf("0.2")
     # the other branch (V > 1): the loglog factor multiplies only log(1 + n^2 V)/2 in 2022, the whole bracket in 2023
-    a2 = W.rogers_odometer_quoted_2022(4, dp, n)
-    b2 = W.rogers_odometer_quoted_2023(4, dp, n)
+    a2 = W.rogers_odometer_quoted_2022_as_printed(4, dp, n)
+    b2 = W.rogers_odometer_quoted_2023_as_printed(4, dp, n)
     assert abs(a2 - b2) > 1
 
 

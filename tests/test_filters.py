@@ -32,7 +32,7 @@ from reference.bounds.whitehouse2023 import (
     filter_stop_index,
     mixed_filter_stop_index,
     mixture_odometer,
-    rogers_odometer_quoted_2023,
+    rogers_odometer_quoted_2023_as_printed,
     stitched_odometer,
     y_star,
     zcdp_filter_stop_index,
@@ -670,8 +670,8 @@ def test_odometer_bounds_monotone_in_V(steps):
 
 def test_rogers_quoted_is_not_monotone_across_V_equal_1():
     """Observation (reported): the Lemma 3 (whitehouse2023) formula drops when V crosses 1."""
-    below = rogers_odometer_quoted_2023(F("0.998001"), "1e-6", 10 ** 4)
-    above = rogers_odometer_quoted_2023(F("0.998001") + F("0.0025"), "1e-6", 10 ** 4)
+    below = rogers_odometer_quoted_2023_as_printed(F("0.998001"), "1e-6", 10 ** 4)
+    above = rogers_odometer_quoted_2023_as_printed(F("0.998001") + F("0.0025"), "1e-6", 10 ** 4)
     assert above < below
 
 

@@ -274,7 +274,12 @@ def test_basic_filter_and_odometer_vs_direct_sums(steps, eg, dg):
             break
         n += 1
     assert n == direct and f.eps_sum == sum(es[:n]) and f.delta_spent == sum(ds[:n])
-    odo = R.basic_odometer(es, ds, dg)
+    odo = R.basic_odometer(es, ds, dg, lemma3_5_as_printed=True)  # the printed rule, delta_i > 0 included
+    if any(ds):  # errata R16-LEM3-5-LOSS: without the keyword the closed form refuses approximate-DP rounds
+        with pytest.raises(ValueError, match="R16-LEM3-5-LOSS"):
+            R.basic_odometer(es, ds, dg)
+    else:
+        assert R.basic_odometer(es, ds, dg) == odo
     if sum(ds) > dg:
         assert odo == mpmath.inf
     else:
@@ -599,9 +604,16 @@ def test_thm6_5_granular_and_grid_sizes():
 
 
 def test_thm6_5_infinite_past_half_delta():
-    assert R.advanced_odometer(["0.1"], [F(1, 2 * 10**6)], "1e-6", 100) < mpmath.inf
-    assert R.advanced_odometer(["0.1"], [F(1, 2 * 10**6) + F(1, 10**40)], "1e-6", 100) == mpmath.inf
-    assert R.lemma6_4_odometer(["0.1"], [F(1, 10**6)], "1e-6", 1) == mpmath.inf
+    """The printed Lemma 3.5 extension (lemma3_5_as_printed=True): finite up to sum delta_i = delta_g/2, inf past it;
+    without the keyword any delta_i > 0 is refused (errata R16-LEM3-5-LOSS)."""
+    P = {"lemma3_5_as_printed": True}
+    assert R.advanced_odometer(["0.1"], [F(1, 2 * 10**6)], "1e-6", 100, **P) < mpmath.inf
+    assert R.advanced_odometer(["0.1"], [F(1, 2 * 10**6) + F(1, 10**40)], "1e-6", 100, **P) == mpmath.inf
+    assert R.lemma6_4_odometer(["0.1"], [F(1, 10**6)], "1e-6", 1, **P) == mpmath.inf
+    for call in (lambda: R.advanced_odometer(["0.1"], [F(1, 10**40)], "1e-6", 100),
+                 lambda: R.lemma6_4_odometer(["0.1"], [F(1, 10**6)], "1e-6", 1)):
+        with pytest.raises(ValueError, match="R16-LEM3-5-LOSS"):
+            call()
 
 
 @pytest.mark.parametrize("n", [2, 100, 10**4, 10**6])
@@ -617,10 +629,10 @@ def test_whitehouse_quotes_are_below_eqs_17_18(n, dg, e0, k):
     """
     V = F(e0) ** 2 * k
     src = R.advanced_odometer_as_printed([e0] * k, [0] * k, dg, n, dps=30)
-    q23 = W.rogers_odometer_quoted_2023(V, dg, n, dps=30)
+    q23 = W.rogers_odometer_quoted_2023_as_printed(V, dg, n, dps=30)
     assert q23 <= src and q23 != src
     if F(1, n * n) <= V <= 1:
-        assert W.rogers_odometer_quoted_2022(V, dg, n, dps=30) <= src
+        assert W.rogers_odometer_quoted_2022_as_printed(V, dg, n, dps=30) <= src
 
 
 @given(st.lists(st.fractions(min_value=F(1, 1000), max_value=F(1, 10)), min_size=1, max_size=30),

@@ -9,7 +9,11 @@ arXiv 1605.08294); result numbers follow the seed.  Closed forms of the paper:
   composition), Theorem 2.10 (advanced composition, the DRV10 form printed in the seed);
 * Lemma 3.5 as two combinators, :func:`lemma3_5_odometer` and
   :func:`lemma3_5_filter`, which turn a ``delta_i = 0`` odometer/filter into one that
-  accepts ``delta_i > 0``; Theorem 3.6 (basic odometer and filter) is built with them;
+  accepts ``delta_i > 0``; Theorem 3.6 (basic odometer and filter) is built with them.
+  For the loss of the adversary's real view the odometer extension is refuted (errata
+  R16-LEM3-5-LOSS): the odometers of Theorem 3.6, Lemma 6.4 and Theorem 6.5 refuse
+  ``delta_i > 0`` (a machine-readable :class:`reference.catalog.Restriction`), and compute
+  the printed extension only when called with ``lemma3_5_as_printed=True``;
 * Lemma 4.1, Lemma 4.2, Theorem 4.3, Lemma 4.4 (the concentration toolkit);
 * Theorem 5.1 (advanced privacy filter, eq. (12)), corrected and as printed;
 * Lemma 6.3 (anti-concentration: exact crossing probability), Lemma 6.4 and
@@ -35,7 +39,7 @@ from typing import Callable, Sequence
 import mpmath
 from mpmath.ctx_mp import MPContext
 
-from ..catalog import Param, cites, register
+from ..catalog import Param, Restriction, cites, register
 from ..precision import (rational, 
     DEFAULT_DPS,
     INF,
@@ -299,6 +303,9 @@ _delta_cu = Param("delta", CU, default="1e-6", doc="delta in [0, 1]")
 
 _LEM35_RESTRICT = ("every round (eps_i, 0)-DP (delta_i = 0), so that the loss of the adversary's real view is "
                    "bounded like that of randomized response; with delta_i > 0 the loss bound fails (errata R16-LEM3-5-LOSS)")
+#: The same restriction, machine-readable: the odometers of Theorem 3.6, Lemma 6.4 and Theorem 6.5 refuse a delta
+#: sequence with an element > 0 unless ``lemma3_5_as_printed=True`` asks for the printed (refuted) extension.
+_LEM35 = Restriction("delta", "all zero", "R16-LEM3-5-LOSS", printed="lemma3_5_as_printed")
 
 
 @register("rogers2016_lem2_3_pdp_to_dp_eps", paper=R16, result="Lemma 2.3 (first claim)", direction="exact",
@@ -485,11 +492,15 @@ def advanced_composition_delta(delta, k, delta_hat, *, dps: int = DEFAULT_DPS) -
 def lemma3_5_odometer(pure_odometer: Callable, delta_prime_g) -> Callable:
     """rogers2016 Lemma 3.5: turn a valid ``delta_i = 0`` odometer into one for arbitrary delta_i.
 
-    Contract: if ``pure_odometer(eps_seq, *, dps)`` (a tuple of exact eps_i -> mpf rounded up)
-    is a valid privacy odometer with failure probability delta_g when every delta_i = 0,
-    the returned ``odometer(eps, delta, *, dps)`` is a valid odometer with failure
-    probability ``delta_g + delta'_g``: it returns ``inf`` when ``sum_i delta_i > delta'_g``
-    (exact rational test) and ``pure_odometer(eps)`` otherwise.
+    The construction as printed: the returned ``odometer(eps, delta, *, dps)`` returns ``inf``
+    when ``sum_i delta_i > delta'_g`` (exact rational test) and ``pure_odometer(eps)`` otherwise,
+    where ``pure_odometer(eps_seq, *, dps)`` (a tuple of exact eps_i -> mpf rounded up) is a valid
+    privacy odometer with failure probability delta_g when every delta_i = 0.
+    Guarantee: with every delta_i = 0 it is that odometer.  The printed claim (failure probability
+    ``delta_g + delta'_g`` for delta_i > 0) holds for the randomized-response view of the proof,
+    whose delta_i outcomes reveal the input, but not for the loss of the adversary's real view
+    (errata R16-LEM3-5-LOSS); the catalog odometers built with it (Theorem 3.6, Lemma 6.4,
+    Theorem 6.5) therefore refuse delta_i > 0 unless called with ``lemma3_5_as_printed=True``.
     Preconditions: delta'_g >= 0.  The returned function validates its own inputs.
     """
     dpg = check("delta_prime_g", delta_prime_g, NN)
@@ -538,6 +549,16 @@ def lemma3_5_filter(pure_filter: Callable, delta_prime_g) -> Callable:
     return filt
 
 
+def _lem35_odometer(spec: "OdometerSpec", eps, delta, dps: int, as_printed, where: str) -> mpmath.mpf:
+    """The Lemma 3.5 odometer of ``spec`` at (eps, delta): refuses delta_i > 0 (``_LEM35``) unless ``as_printed`` is True."""
+    if as_printed is not True and as_printed is not False:
+        raise TypeError(f"lemma3_5_as_printed must be True or False, found {type(as_printed).__name__} {as_printed!r}")
+    es, ds = _eps_delta(eps, delta)
+    if not as_printed:
+        _LEM35.enforce(where, ds)
+    return spec.odometer()(es, ds, dps=dps)
+
+
 # ===========================================================================
 # Theorem 3.6: basic composition odometer and filter
 # ===========================================================================
@@ -548,15 +569,23 @@ _dpg = Param("delta_prime_g", Domain.nonnegative(), default="1e-6", doc="budget 
 @register("rogers2016_thm3_6_odometer", paper=R16, result="Theorem 3.6 (odometer)", direction="upper",
           summary="Basic odometer: inf if sum delta_i > delta'_g, else sum eps_i (valid with failure delta'_g)",
           params=(_epsseq, _deltaseq, _dpg),
-          note="Lemma 3.5 applied to the pure odometer sum eps_i, whose failure probability is 0.", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
-def basic_odometer(eps: Sequence, delta: Sequence, delta_prime_g, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """rogers2016 Theorem 3.6 (odometer): ``inf`` if sum_i delta_i > delta'_g, else ``sum_i eps_i`` (rounded up).
+          note="Lemma 3.5 applied to the pure odometer sum eps_i, whose failure probability is 0.", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT, checks=(_LEM35,))
+def basic_odometer(eps: Sequence, delta: Sequence, delta_prime_g, *, dps: int = DEFAULT_DPS,
+                   lemma3_5_as_printed: bool = False) -> mpmath.mpf:
+    """rogers2016 Theorem 3.6 (odometer): ``sum_i eps_i`` (rounded up), a privacy odometer for (eps_i, 0)-DP rounds.
 
-    Built as ``lemma3_5_odometer(sum eps_i, delta'_g)``; valid with failure probability
-    delta'_g (+ any delta_g >= 0).  Preconditions: equal-length sequences, eps_i >= 0,
+    Built as ``lemma3_5_odometer(sum eps_i, delta'_g)``; with every delta_i = 0 it holds on every
+    view (failure probability 0).  Preconditions: equal-length sequences, eps_i >= 0,
     delta_i in [0, 1), delta'_g >= 0.
+
+    **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
+    raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
+    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
+    sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
     """
-    return OdometerSpec("basic", delta_prime_g=delta_prime_g).odometer()(eps, delta, dps=dps)
+    return _lem35_odometer(OdometerSpec("basic", delta_prime_g=delta_prime_g), eps, delta, dps, lemma3_5_as_printed,
+                           "rogers2016_thm3_6_odometer")
 
 
 def _basic_pure_filter(eg: Fraction) -> Callable:
@@ -1139,15 +1168,25 @@ class OdometerSpec:
 @register("rogers2016_lem6_4", paper=R16, result="Lemma 6.4", direction="upper",
           summary="Odometer for a fixed beta: inf if sum delta_i > delta_g/2, else sum eps(e^eps - 1)/2 + sqrt(2(V + beta)(1 + log(V/beta + 1)/2) log(2/delta_g))",
           params=(_epsseq, _deltaseq, _deltag, _beta),
-          note="Theorem 4.3 at delta_g/2 with U^2 = 4V, plus Lemma 4.4 and Lemma 3.5 (delta'_g = delta_g/2).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
-def lemma6_4_odometer(eps: Sequence, delta: Sequence, delta_g, beta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """rogers2016 Lemma 6.4: the odometer for a beta fixed in advance, rounded up (``inf`` past the delta budget).
+          note="Theorem 4.3 at delta_g/2 with U^2 = 4V, plus Lemma 4.4 and Lemma 3.5 (delta'_g = delta_g/2).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT, checks=(_LEM35,))
+def lemma6_4_odometer(eps: Sequence, delta: Sequence, delta_g, beta, *, dps: int = DEFAULT_DPS,
+                      lemma3_5_as_printed: bool = False) -> mpmath.mpf:
+    """rogers2016 Lemma 6.4: the odometer for a beta fixed in advance, rounded up.
 
     ``sum_j eps_j(e^{eps_j} - 1)/2 + sqrt(2 (V + beta)(1 + log(V/beta + 1)/2) log(2/delta_g))``,
-    or ``inf`` if ``sum delta_i > delta_g/2``.  Built with :func:`lemma3_5_odometer`.
-    Preconditions: delta_g in (0, 1/e) (exact), beta > 0 chosen before the interaction.
+    valid with failure probability delta_g/2 for (eps_i, 0)-DP rounds.  Built with
+    :func:`lemma3_5_odometer` (threshold delta_g/2).
+    Preconditions: delta_g in (0, 1/e) (exact), beta > 0 chosen before the interaction (a
+    temporal hypothesis no argument can show).
+
+    **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
+    raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
+    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
+    sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
     """
-    return OdometerSpec("lemma6_4", delta_g=delta_g, beta=beta).odometer()(eps, delta, dps=dps)
+    return _lem35_odometer(OdometerSpec("lemma6_4", delta_g=delta_g, beta=beta), eps, delta, dps, lemma3_5_as_printed,
+                           "rogers2016_lem6_4")
 
 
 _n = Param("n", Domain.integers_from(2), kind="integer", default="10000", doc="dataset size n >= 2")
@@ -1159,53 +1198,88 @@ _gamma = Param("gamma", U, default="1e-8", doc="granularity gamma in (0, 1)")
           params=(_epsseq, _deltaseq, _deltag, _n), provenance="corrected",
           note="The proof unions Lemma 6.4 over a doubling grid of beta in [1/n^2, 1]; the smallest such grid has "
                "ceil(log2 n^2) points (the printed D_n has one more), so Theorem 4.3 must be applied at "
-               "delta_g/(2 ceil(log2 n^2)). Equal to the printed form when n is a power of 2 (errata R16-THM6-5-UNION).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
-def advanced_odometer(eps: Sequence, delta: Sequence, delta_g, n, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+               "delta_g/(2 ceil(log2 n^2)). Equal to the printed form when n is a power of 2 (errata R16-THM6-5-UNION).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT, checks=(_LEM35,))
+def advanced_odometer(eps: Sequence, delta: Sequence, delta_g, n, *, dps: int = DEFAULT_DPS,
+                      lemma3_5_as_printed: bool = False) -> mpmath.mpf:
     """rogers2016 Theorem 6.5 (advanced privacy odometer), union bound corrected; rounded up.
 
-    ``inf`` if sum delta_i > delta_g/2.  Otherwise, with V = sum eps_i^2, M = sum eps_i(e^{eps_i}-1)/2
+    For (eps_i, 0)-DP rounds, with V = sum eps_i^2, M = sum eps_i(e^{eps_i}-1)/2
     and ``F = log(2 m / delta_g)``, ``m = ceil(log2(n^2))`` (the number of grid points):
     ``M + 2 sqrt(V (1 + log sqrt 3) F)`` if V in [1/n^2, 1] (eq. (17)), else
     ``M + sqrt(2 (1/n^2 + V)(1 + log(1 + n^2 V)/2) F)`` (eq. (18)).
     Preconditions: delta_g in (0, 1/e) (exact), integer n >= 2.
     Deviation: eqs. (17)/(18) print F = log(4 log2(n)/delta_g) (errata R16-THM6-5-UNION).
+
+    **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
+    raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
+    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
+    sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
     """
-    return OdometerSpec("thm6_5", delta_g=delta_g, n=n).odometer()(eps, delta, dps=dps)
+    return _lem35_odometer(OdometerSpec("thm6_5", delta_g=delta_g, n=n), eps, delta, dps, lemma3_5_as_printed,
+                           "rogers2016_thm6_5")
 
 
 @register("rogers2016_thm6_5_as_printed", paper=R16, result="Theorem 6.5", equation="(17)-(18)", direction="upper",
           summary="Advanced odometer, eqs. (17)/(18) as printed (F = log(4 log2(n)/delta_g))",
           params=(_epsseq, _deltaseq, _deltag, _n), provenance="as printed",
-          note="Its proof's union bound is short by one grid point unless n is a power of 2 (errata R16-THM6-5-UNION).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
-def advanced_odometer_as_printed(eps: Sequence, delta: Sequence, delta_g, n, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
-    """rogers2016 Theorem 6.5, eqs. (17)/(18) exactly as printed, rounded up (``inf`` if sum delta_i > delta_g/2)."""
-    return OdometerSpec("thm6_5_as_printed", delta_g=delta_g, n=n).odometer()(eps, delta, dps=dps)
+          note="Its proof's union bound is short by one grid point unless n is a power of 2 (errata R16-THM6-5-UNION).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT, checks=(_LEM35,))
+def advanced_odometer_as_printed(eps: Sequence, delta: Sequence, delta_g, n, *, dps: int = DEFAULT_DPS,
+                                 lemma3_5_as_printed: bool = False) -> mpmath.mpf:
+    """rogers2016 Theorem 6.5, eqs. (17)/(18) exactly as printed (union bound of errata R16-THM6-5-UNION), rounded up.
+
+    Preconditions: delta_g in (0, 1/e) (exact), integer n >= 2.
+
+    **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
+    raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
+    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
+    sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
+    """
+    return _lem35_odometer(OdometerSpec("thm6_5_as_printed", delta_g=delta_g, n=n), eps, delta, dps,
+                           lemma3_5_as_printed, "rogers2016_thm6_5_as_printed")
 
 
 @register("rogers2016_thm6_5_granular", paper=R16, result="Theorem 6.5 (granularity remark)", direction="upper",
           summary="Advanced odometer with granularity gamma in place of 1/n^2 (corrected union bound: F = log(2 max(1, ceil(log2(1/gamma)))/delta_g))",
           params=(_epsseq, _deltaseq, _deltag, _gamma), provenance="corrected",
-          note="The remark after the proof: replace 1/n^2 by gamma and log2(n^2) by log2(1/gamma).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
-def advanced_odometer_granular(eps: Sequence, delta: Sequence, delta_g, gamma, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+          note="The remark after the proof: replace 1/n^2 by gamma and log2(n^2) by log2(1/gamma).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT, checks=(_LEM35,))
+def advanced_odometer_granular(eps: Sequence, delta: Sequence, delta_g, gamma, *, dps: int = DEFAULT_DPS,
+                               lemma3_5_as_printed: bool = False) -> mpmath.mpf:
     """rogers2016 Theorem 6.5, granularity remark (corrected): eqs. (17)/(18) with 1/n^2 -> gamma; rounded up.
 
     ``F = log(2 m/delta_g)``, ``m = max(1, ceil(log2(1/gamma)))``; (17) applies when V in [gamma, 1].
     With gamma = 1/n^2 it equals :func:`advanced_odometer`.  Preconditions: delta_g in (0, 1/e), gamma in (0, 1).
+
+    **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
+    raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
+    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
+    sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
     """
-    return OdometerSpec("granular", delta_g=delta_g, gamma=gamma).odometer()(eps, delta, dps=dps)
+    return _lem35_odometer(OdometerSpec("granular", delta_g=delta_g, gamma=gamma), eps, delta, dps, lemma3_5_as_printed,
+                           "rogers2016_thm6_5_granular")
 
 
 @register("rogers2016_thm6_5_granular_as_printed", paper=R16, result="Theorem 6.5 (granularity remark)", direction="upper",
           summary="Granular advanced odometer as printed: F = log(2 log2(1/gamma)/delta_g)",
           params=(_epsseq, _deltaseq, _deltag, Param("gamma", Domain.interval(0, Fraction(1, 2), False, True), default="1e-8",
                                                       doc="granularity gamma in (0, 1/2]")),
-          provenance="as printed", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT)
-def advanced_odometer_granular_as_printed(eps: Sequence, delta: Sequence, delta_g, gamma, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+          provenance="as printed", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT, checks=(_LEM35,))
+def advanced_odometer_granular_as_printed(eps: Sequence, delta: Sequence, delta_g, gamma, *, dps: int = DEFAULT_DPS,
+                                          lemma3_5_as_printed: bool = False) -> mpmath.mpf:
     """rogers2016 Theorem 6.5, granularity remark as printed (log2(n^2) -> log2(1/gamma)), rounded up.
 
     Precondition gamma in (0, 1/2] (for gamma > 1/2 the printed log argument 2 log2(1/gamma) < 2).
+
+    **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
+    raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
+    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
+    sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
     """
-    return OdometerSpec("granular_as_printed", delta_g=delta_g, gamma=gamma).odometer()(eps, delta, dps=dps)
+    return _lem35_odometer(OdometerSpec("granular_as_printed", delta_g=delta_g, gamma=gamma), eps, delta, dps,
+                           lemma3_5_as_printed, "rogers2016_thm6_5_granular_as_printed")
 
 
 @_cites("Definition 3.1 (exact test of the odometer's bad event)")

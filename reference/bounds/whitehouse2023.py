@@ -253,15 +253,17 @@ _W22_LEM1_RESTRICT = ("false for every eps > 0: a two-tailed (eps, delta)-DP law
                       "delta (e^{2 eps} + 1)/(e^eps (e^eps - 1)) > 2 delta/(eps e^eps) (errata W22-LEM1-DP-TO-PDP)")
 
 
-@register("whitehouse2022_lem1_dp_to_pdp_delta", paper=W22, result="Lemma 1", direction="exact",
+@register("whitehouse2022_lem1_dp_to_pdp_delta_as_printed", paper=W22, result="Lemma 1", direction="exact",
           summary="(eps, delta)-DP implies (2 eps, 2 delta/(eps e^eps))-pDP: the delta as printed (FALSE for every eps > 0)",
           params=(_eps, _delta_dp), validity="false as printed", erratum="W22-LEM1-DP-TO-PDP",
+          aliases=("whitehouse2022_lem1_dp_to_pdp_delta",),
           note="Not a bound: the value of the printed formula, rounded to nearest. " + _W22_LEM1_RESTRICT + ". "
                "The valid conversion is whitehouse2022_lem1_dp_to_pdp_delta_corrected.")
-@register("whitehouse2023_lem2_dp_to_pdp_delta", paper=W23, result="Lemma 2", direction="exact",
+@register("whitehouse2023_lem2_dp_to_pdp_delta_as_printed", paper=W23, result="Lemma 2", direction="exact",
           summary="DP -> pDP conversion delta 2 delta/(eps e^eps) as printed (ICML numbering; FALSE for every eps > 0)",
           params=(_eps, _delta_dp), validity="false as printed", erratum="W22-LEM1-DP-TO-PDP",
-          note="Not a bound (see whitehouse2022_lem1_dp_to_pdp_delta).")
+          aliases=("whitehouse2023_lem2_dp_to_pdp_delta",),
+          note="Not a bound (see whitehouse2022_lem1_dp_to_pdp_delta_as_printed).")
 def dp_to_pdp_delta_as_printed(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Lemma 1 (whitehouse2022) = Lemma 2 (whitehouse2023), converse, AS PRINTED: ``2 delta/(eps e^eps)``.
 
@@ -653,13 +655,16 @@ def stitching_boundary(V, m, delta, eta, s, *, dps: int = DEFAULT_DPS) -> mpmath
 _THM2_RESTRICT = ("every step (eps_n, 0)-pDP (delta_n = 0). For delta_n > 0 the V/2 drift term must be replaced by "
                   "sum_m pdp_drift(eps_m, delta_m) (whitehouse2022_thm2_pdp_drift), as the shipped Odometer does; "
                   "as printed it fails (errata W22-THM2-DELTA)")
+#: Why the restriction cannot be checked: the odometers are functions of V alone.
+_THM2_UNCHECKED = ("the hypothesis delta_n = 0 is on the steps, and these functions receive only V = sum eps_m^2; "
+                   "reference.accountants.whitehouse2023.Odometer, which sees each step, applies the corrected drift")
 
 @register("whitehouse2022_thm2_filter", paper=W22, result="Theorem 2 (filter odometer)", direction="upper",
           summary="Filter odometer sqrt(2 y* L)/2 + sqrt(2L)/(2 sqrt(y*)) V + V/2 with the corrected y*",
-          params=(_V, _eps, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, provenance="corrected",
+          params=(_V, _eps, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, unchecked=_THM2_UNCHECKED, provenance="corrected",
           note="Uses the corrected y* (errata W22-EQ6-YSTAR); equals eps at V = y*. Infinite for n > N (handled by reference.accountants.whitehouse2023.Odometer).")
 @register("whitehouse2023_thm3_filter", paper=W23, result="Theorem 3 (filter odometer)", direction="upper",
-          summary="Filter odometer with the corrected y* (ICML numbering)", params=(_V, _eps, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, provenance="corrected")
+          summary="Filter odometer with the corrected y* (ICML numbering)", params=(_V, _eps, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, unchecked=_THM2_UNCHECKED, provenance="corrected")
 def filter_odometer(V, eps, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Theorem 2 (whitehouse2022), filter odometer: ``sqrt(2 y* L)/2 + sqrt(2L) V/(2 sqrt(y*)) + V/2``, rounded up.
 
@@ -682,7 +687,7 @@ def filter_odometer(V, eps, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mp
 
 @register("whitehouse2022_thm2_filter_as_printed", paper=W22, result="Theorem 2 (filter odometer)", direction="upper",
           summary="Filter odometer with y* exactly as printed (valid, but tangent near eps/2 instead of eps)",
-          params=(_V, _eps, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, provenance="as printed")
+          params=(_V, _eps, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, unchecked=_THM2_UNCHECKED, provenance="as printed")
 def filter_odometer_as_printed(V, eps, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Theorem 2 (whitehouse2022) filter odometer with the printed y* (errata W22-EQ6-YSTAR). Rounded up.
 
@@ -701,9 +706,9 @@ def filter_odometer_as_printed(V, eps, delta_prime, *, dps: int = DEFAULT_DPS) -
 
 
 @register("whitehouse2022_thm2_mixture", paper=W22, result="Theorem 2 (mixture odometer)", direction="upper",
-          summary="Mixture odometer sqrt(2 log(sqrt((V + rho)/rho)/delta') (rho + V)) + V/2", params=(_V, _rhomix, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT)
+          summary="Mixture odometer sqrt(2 log(sqrt((V + rho)/rho)/delta') (rho + V)) + V/2", params=(_V, _rhomix, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, unchecked=_THM2_UNCHECKED)
 @register("whitehouse2023_thm3_mixture", paper=W23, result="Theorem 3 (mixture odometer)", direction="upper",
-          summary="Mixture odometer (ICML numbering; tuning parameter gamma)", params=(_V, _rhomix, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT)
+          summary="Mixture odometer (ICML numbering; tuning parameter gamma)", params=(_V, _rhomix, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, unchecked=_THM2_UNCHECKED)
 def mixture_odometer(V, rho, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Theorem 2 (whitehouse2022), mixture odometer: Theorem 4's boundary at delta' plus V/2, rounded up."""
     v, r, dp = check("V", V, NN), check("rho", rho, P), check("delta_prime", delta_prime, U)
@@ -712,9 +717,9 @@ def mixture_odometer(V, rho, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.m
 
 @register("whitehouse2022_thm2_stitched", paper=W22, result="Theorem 2 (stitched odometer)", direction="upper",
           summary="Stitched odometer 1.7 sqrt(V (log log(2V/v0) + 0.72 log(5.2/delta'))) + V/2 for V >= v0 (inf before)",
-          params=(_V, _v0, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT)
+          params=(_V, _v0, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, unchecked=_THM2_UNCHECKED)
 @register("whitehouse2023_thm3_stitched", paper=W23, result="Theorem 3 (stitched odometer)", direction="upper",
-          summary="Stitched odometer (ICML numbering)", params=(_V, _v0, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT)
+          summary="Stitched odometer (ICML numbering)", params=(_V, _v0, _dp), validity="valid under a restriction", erratum="W22-THM2-DELTA", restriction=_THM2_RESTRICT, unchecked=_THM2_UNCHECKED)
 def stitched_odometer(V, v0, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Theorem 2 (whitehouse2022), stitched odometer: Theorem 5's boundary at delta' plus V/2; ``inf`` if V < v0. Rounded up."""
     v, m, dp = check("V", V, NN), check("v0", v0, P), check("delta_prime", delta_prime, U)
@@ -793,11 +798,12 @@ def _log2(c, x):
     return c.log(x) / c.log(2)
 
 
-@register("whitehouse2022_lem4", paper=W22, result="Lemma 4 (Rogers et al. Theorem 6.5, as quoted)", direction="exact",
+@register("whitehouse2022_lem4_as_printed", paper=W22, result="Lemma 4 (Rogers et al. Theorem 6.5, as quoted)", direction="exact",
           summary="Rogers et al. odometer as printed in whitehouse2022 (V/2 inside the square roots)",
           params=(_V, _dpR, _nx), provenance="as printed", validity="false as printed", erratum="W22-LEM4-QUOTE",
+          aliases=("whitehouse2022_lem4",),
           note="Parenthesisation differs from whitehouse2023 Lemma 3, and both differ from Rogers et al. (2016) Theorem 6.5 (eqs. (17)-(18)); see errata.")
-def rogers_odometer_quoted_2022(V, delta_prime, n_records, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+def rogers_odometer_quoted_2022_as_printed(V, delta_prime, n_records, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Lemma 4 (whitehouse2022) exactly as printed, rounded to nearest: NOT a valid odometer (errata W22-LEM4-QUOTE).
 
     On non-adaptive randomized-response steps with a small |x| and a small delta' its crossing
@@ -817,11 +823,12 @@ def rogers_odometer_quoted_2022(V, delta_prime, n_records, *, dps: int = DEFAULT
     return certified(f, (v, dp, n), "exact", dps)
 
 
-@register("whitehouse2023_lem3", paper=W23, result="Lemma 3 (Rogers et al. Theorem 6.5, as quoted)", direction="exact",
+@register("whitehouse2023_lem3_as_printed", paper=W23, result="Lemma 3 (Rogers et al. Theorem 6.5, as quoted)", direction="exact",
           summary="Rogers et al. odometer as printed in whitehouse2023 (V/2 outside the square roots)",
           params=(_V, _dpR, _nx), provenance="as printed", validity="false as printed", erratum="W22-LEM4-QUOTE",
+          aliases=("whitehouse2023_lem3",),
           note="See errata: the quote differs from Rogers et al. (2016) Theorem 6.5.")
-def rogers_odometer_quoted_2023(V, delta_prime, n_records, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+def rogers_odometer_quoted_2023_as_printed(V, delta_prime, n_records, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Lemma 3 (whitehouse2023) exactly as printed, rounded to nearest: NOT a valid odometer (errata W22-LEM4-QUOTE).
 
     ``fullyadaptive falsify W23-LEM3-QUOTED`` gives a certified counterexample; kept only for the
@@ -935,3 +942,20 @@ def parse_steps(steps) -> list[tuple[Fraction, Fraction]]:
         else:
             raise ValueError(f"steps[{i}] must be ('dp', eps, delta) or ('zcdp', rho), found {it!r}")
     return out
+
+
+#: Former names of functions renamed so that the name says they compute a printed formula that is false
+#: (errata W22-LEM4-QUOTE): {old name: new name}.
+_RENAMED = {"rogers_odometer_quoted_2022": "rogers_odometer_quoted_2022_as_printed",
+            "rogers_odometer_quoted_2023": "rogers_odometer_quoted_2023_as_printed"}
+
+
+def __getattr__(name: str):
+    """A former name of :data:`_RENAMED` resolves to the renamed function, with a ``DeprecationWarning`` naming it."""
+    new = _RENAMED.get(name)
+    if new is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import warnings
+
+    warnings.warn(f"{__name__}.{name} is the printed (false) formula, now named {new}", DeprecationWarning, stacklevel=2)
+    return globals()[new]

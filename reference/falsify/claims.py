@@ -203,9 +203,9 @@ def _rogers_lem35_probes(deep):
     """Finding: rogers2016 Lemma 3.5 odometers for (eps_i, delta_i)-DP steps with delta_i > 0 (the adversary's real view)."""
     dpg = F(1, 5)
     steps = [(F(0), F(1, 10)), (F(1, 20), F(1, 20))]
-    basic = lambda es, ds: r16.basic_odometer(es, ds, dpg, dps=20)  # noqa: E731
-    adv = lambda es, ds: r16.advanced_odometer(es, ds, dpg, 200, dps=20)  # noqa: E731
-    lem64 = lambda es, ds: r16.lemma6_4_odometer(es, ds, dpg, F(1, 100), dps=20)  # noqa: E731
+    basic = lambda es, ds: r16.basic_odometer(es, ds, dpg, dps=20, lemma3_5_as_printed=True)  # noqa: E731
+    adv = lambda es, ds: r16.advanced_odometer(es, ds, dpg, 200, dps=20, lemma3_5_as_printed=True)  # noqa: E731
+    lem64 = lambda es, ds: r16.lemma6_4_odometer(es, ds, dpg, F(1, 100), dps=20, lemma3_5_as_printed=True)  # noqa: E731
     return [Probe(lambda: RogersLossOdometer("R16_thm3_6_basic_odometer", basic, dpg), steps, "dp", 2, label="basic"),
             Probe(lambda: RogersLossOdometer("R16_thm6_5_advanced_odometer", adv, dpg), steps, "dp", 2, label="advanced"),
             Probe(lambda: RogersLossOdometer("R16_lem6_4_odometer", lem64, dpg), steps, "dp", 2, label="lemma6_4")]

@@ -298,7 +298,7 @@ def _odometers(cfg: dict, digits: int) -> dict:
     from ..bounds.whitehouse2023 import (
         filter_odometer,
         mixture_odometer,
-        rogers_odometer_quoted_2023,
+        rogers_odometer_quoted_2023_as_printed,
         stitched_odometer,
         y_star,
     )
@@ -321,7 +321,7 @@ def _odometers(cfg: dict, digits: int) -> dict:
             "filter": _dec(inf if over else filter_odometer(V, et, dp), digits),
             "mixture": _dec(inf if over else mixture_odometer(V, rho, dp), digits),
             "stitched": _dec(inf if over else stitched_odometer(V, v0, dp), digits),
-            "rogers_quoted": _dec(inf if over else rogers_odometer_quoted_2023(V, dp, cfg["n_records"]), digits, "exact"),
+            "rogers_quoted": _dec(inf if over else rogers_odometer_quoted_2023_as_printed(V, dp, cfg["n_records"]), digits, "exact"),
             "advanced_composition_fixed_n": _dec(advcomp_eps_homogeneous(e0, n, dp), digits) if n >= 1 else "0",
             "basic_composition": _dec(n * e0, digits),
         })
