@@ -11,9 +11,9 @@ hockey-stick divergence at eps of the stopped transcript, :func:`reference.verif
 is certified <= delta; so the filter is (eps, delta)-DP (whitehouse2022 Definition of a filter).
 
 Why not "sum eps^2 <= the KOV count times eps0^2": an analyst that takes one large step exactly
-when the loss sits at the hockey-stick kink beats that budget (1.2776e-6 > 1e-6 at eps0 = 0.01,
-target (1, 1e-6), :func:`reference.verify.game.threshold_game` with menu {0.01, 0.2}); the game
-value, not the homogeneous count, is what bounds an adaptive analyst.
+when the loss sits near the hockey-stick kink beats that budget (1.2776e-6 > 1e-6 at eps0 = 0.01,
+target (1, 1e-6), menu 0.01, 0.02, ..., 0.23: ``proofs/test_game.py``); the game value, not the
+homogeneous count, is what bounds an adaptive analyst.
 """
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ from ..catalog import cites
 from ..precision import compare_exp_rational, directed_decimal, mpf_to_fraction
 from .claims import CLAIMS, Claim
 from .engine import adversaries_for, run
+from .game_probes import run_game_probes
 from .laws import StepLaw, dp_candidates
 
 __all__ = ["ClaimResult", "falsify", "get_claim", "claim_ids"]
@@ -120,6 +121,13 @@ def _search(c: Claim, deep: bool) -> ClaimResult:
     worst = None
     probes = c.probes(deep)
     space = {"probes": [], "hypothesis": c.hypothesis}
+    game = run_game_probes(c.id, deep=deep) if c.conclusion == "dp" else None
+    if game is not None:
+        space["optimal_adversary"] = {"engine": "reference.verify.game.optimal_adversary (backward induction; the "
+                                                "argmax policy replayed in the exact verifier)", "probes": game["space"]}
+        worst = game["worst"]
+        if game["counterexample"] is not None:
+            return ClaimResult(c, game["counterexample"], space, worst, time.perf_counter() - t0)
     for pr in probes:
         target = pr.target()
         menus = pr.menus()

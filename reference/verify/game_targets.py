@@ -11,14 +11,18 @@ The planted rules are plausible slips a developer could make; each is false, and
   ceiling (a step just under 2g costs what g costs).
 * :class:`ConversionBackwardsTarget`: a Renyi filter at a fixed order whose budget adds the
   conversion term instead of subtracting it (eps + log(1/delta)/(alpha-1)).
-* :class:`OrderAfterRunTarget`: a Renyi filter that admits while *some* order of a list still
-  converts to (eps, delta) (the order chosen after the run; each order alone is valid).
+
+Not planted: a Renyi filter admitting while *some* order of a list fits its own calibrated budget
+(the order chosen after the run).  It is not covered by any theorem, but it is not refutable at
+the scales searched: with 40 orders in [1.05, 12] the best adaptive analyst on pairs and triples
+of {1/16, ..., 1} reaches 0.939 delta at (1, 1/10) (the RDP -> DP conversion's slack absorbs the
+union).  The calibrated filters fix their order at construction, and a count test feeds a
+non-optimal order to :class:`reference.accountants.feldman2021.CalibratedRenyiFilter`.
 """
 from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Sequence
 
 import mpmath
 
@@ -27,7 +31,7 @@ from ..precision import mpf_to_fraction
 from .engine import AccState, Target
 
 __all__ = ["GameFilterTarget", "BudgetPlusOneTarget", "SumSquaresAtKOVTarget", "ChargeRoundedDownTarget",
-           "ConversionBackwardsTarget", "OrderAfterRunTarget"]
+           "ConversionBackwardsTarget"]
 
 W22, F21 = "whitehouse2022", "feldman2021"
 
@@ -157,43 +161,3 @@ class ConversionBackwardsTarget(Target):
     def admits(self, state, e, d):
         s = sum((c * self._charge(x) for x, c in state.eps_counts().items()), Fraction(0))
         return s + self._charge(e) <= self.B
-
-
-@cites(F21, "Theorem 4.3 (broken on purpose: the order chosen after the run)")
-class OrderAfterRunTarget(Target):
-    """Planted false rule: admit while some order alpha in ``alphas`` keeps sum RDP_alpha <= its own CKS20 budget.
-
-    Each order alone is a valid filter (calibrated Renyi filter); admitting while *any* order
-    fits chooses the order after seeing the run, which no theorem covers.
-    """
-
-    kind, stat, supports_delta = "filter", "counts", False
-
-    def __init__(self, eps=1, delta=Fraction(1, 10), alphas: Sequence = (Fraction(2), Fraction(16)),
-                 name="NC_renyi_order_after_run"):
-        from ..bounds.calibrated import cks_rdp_budget_q
-
-        self.eps, self.delta = Fraction(eps), Fraction(delta)
-        self.alphas = tuple(Fraction(a) for a in alphas)
-        self.B = {a: cks_rdp_budget_q(a, self.eps, self.delta) for a in self.alphas}
-        self.name = name
-        self.description = (f"admit while some alpha in {[str(a) for a in self.alphas]} fits its calibrated budget "
-                            f"(planted)")
-        self._c: dict = {}
-
-    def _charge(self, a, e):
-        k = (a, e)
-        c = self._c.get(k)
-        if c is None:
-            c = self._c[k] = _rr_rdp_up(a, e)
-        return c
-
-    def admits(self, state, e, d):
-        ec = state.eps_counts()
-        for a in self.alphas:
-            if self.B[a] <= 0:
-                continue
-            s = sum((c * self._charge(a, x) for x, c in ec.items()), Fraction(0))
-            if s + self._charge(a, e) <= self.B[a]:
-                return True
-        return False

@@ -1,0 +1,193 @@
+"""The exact adaptive game (reference.verify.game) and the game-certified filter, each number by a second route.
+
+* one-item menu: the game is the optimal homogeneous composition, so its budget is the KOV count
+  (reference.bounds.baselines.optimal_rounds_homogeneous, exact mpmath decisions) and its values
+  bracket kov_delta;
+* a small game solved independently by memoised recursion in mpmath at 50 digits: the engine's
+  certified ends contain it for every budget;
+* the certificate of the shipped filter re-checked by replaying the argmax policy in the exact
+  verifier (the filter's own decisions): the replayed analyst reaches the game value, and at
+  B* + 1 it exceeds delta;
+* the generic engine (any Target) agrees with the threshold engine on the same filter;
+* negative controls: the sum-of-squares budget at the KOV count and the budget B* + 1 are caught,
+  and a weaker adversary in the falsifier does not catch B* + 1 (the test's power);
+* the accountant: exact integer decisions, eps_max refused, saved state with its certificate.
+"""
+from __future__ import annotations
+
+import json
+from fractions import Fraction as F
+
+import mpmath
+import pytest
+
+from reference.accountants.game import GameFilter
+from reference.bounds.baselines import optimal_rounds_homogeneous
+from reference.bounds.classical import kov_delta
+from reference.bounds.game_filter import game_budget, game_menu
+from reference.verify.engine import Homogeneous, verify
+from reference.verify.game import TablePolicy, optimal_adversary, threshold_game
+from reference.verify.game_targets import (BudgetPlusOneTarget, ChargeRoundedDownTarget, GameFilterTarget,
+                                           SumSquaresAtKOVTarget)
+
+D6 = F(1, 10 ** 6)
+
+
+@pytest.mark.parametrize("eps0", ["0.1", "0.05", "0.02", "0.01"])
+def test_one_item_game_is_the_optimal_homogeneous_composition(eps0):
+    e0 = F(eps0)
+    n = optimal_rounds_homogeneous(e0, 1, D6)
+    t = threshold_game(1, e0, [1], [1], n + 1)
+    assert t.decided(D6) == (n, True)
+    for k in (n - 1, n, n + 1):
+        exact = kov_delta(e0, 0, k, 1, dps=40)
+        assert t.lower(k) <= F(mpmath.nstr(exact, 40)) * (1 + F(1, 10 ** 30)) and F(mpmath.nstr(exact, 40)) <= t.upper(k) * (1 + F(1, 10 ** 30))
+
+
+def test_one_item_game_reproduces_the_kov_count_at_eps0_0001():
+    t = threshold_game(1, F(1, 1000), [1], [1], 56040)
+    assert t.decided(D6) == (56032, True) == (optimal_rounds_homogeneous(F(1, 1000), 1, D6), True)
+
+
+def _mp_game(eps, g, steps, R_top, dps=50):
+    """Independent route: V(R, l) = max(payoff, max_k p_k V(R - m_k^2, l + m_k) + q_k V(R - m_k^2, l - m_k)), memoised, mpmath."""
+    mp = mpmath.mp.clone()
+    mp.dps = dps
+    e = mp.mpf(eps.numerator) / eps.denominator
+    gg = mp.mpf(g.numerator) / g.denominator
+    pq = {m: (mp.exp(m * gg) / (1 + mp.exp(m * gg)), 1 / (1 + mp.exp(m * gg))) for m in steps}
+    memo = {}
+
+    def V(R, l):
+        key = (R, l)
+        if key in memo:
+            return memo[key]
+        best = max(mp.mpf(0), 1 - mp.exp(e - l * gg))
+        for m in steps:
+            if m * m <= R:
+                p, q = pq[m]
+                best = max(best, p * V(R - m * m, l + m) + q * V(R - m * m, l - m))
+        memo[key] = best
+        return best
+
+    return [V(R, 0) for R in range(R_top + 1)]
+
+
+def test_small_game_against_a_50_digit_recursion():
+    eps, g, steps = F(1, 2), F(1, 10), (1, 2, 3)
+    ref = _mp_game(eps, g, steps, 40)
+    t = threshold_game(eps, g, list(steps), [m * m for m in steps], 40, eta=F(1, 10 ** 40))
+    for R, v in enumerate(ref):
+        x = F(mpmath.nstr(v, 45))
+        slack = F(1, 10 ** 40)
+        assert t.lower(R) <= x + slack and x <= t.upper(R) + slack, R
+    assert ref[40] > ref[20] > 0  # the case is not trivial
+
+
+def test_shipped_certificate_replayed_in_the_exact_verifier():
+    gb = game_budget(1, D6, F(1, 100))
+    assert gb.budget == 549 and gb.decided and gb.upper_at_budget <= D6 < gb.lower_above
+    S = gb.steps
+    t = threshold_game(1, F(1, 100), list(S), [m * m for m in S], gb.R_max, keep_policy=True)
+    assert t.largest_budget(D6) == gb.budget
+    # the argmax policy at B*: a real analyst against the shipped filter, value inside the certified bracket
+    r = verify(GameFilterTarget(), TablePolicy(t, gb.budget), 600)
+    assert r.verdict == "pass" and t.lower(gb.budget) <= F(mpmath.nstr(r.hi, 30)) * (1 + F(1, 10 ** 12))
+    assert F(mpmath.nstr(r.lo, 30)) * (1 - F(1, 10 ** 12)) <= t.upper(gb.budget)
+    # at B* + 1 the replayed analyst breaks delta: B* is the largest budget for this menu
+    r1 = verify(BudgetPlusOneTarget(), TablePolicy(t, gb.budget + 1), 600)
+    assert r1.verdict == "FAIL" and r1.lo > mpmath.mpf(10) ** -6
+
+
+def test_generic_engine_agrees_with_the_threshold_engine():
+    gb = game_budget(1, D6, F(1, 100))
+    menu = [F(m, 100) for m in gb.steps]
+    res = optimal_adversary(GameFilterTarget(), menu, 600)
+    t = threshold_game(1, F(1, 100), list(gb.steps), [m * m for m in gb.steps], gb.R_max)
+    assert t.lower(gb.budget) <= res.upper and res.raw <= float(t.upper(gb.budget)) * (1 + 1e-9)
+
+
+def test_sum_of_squares_at_the_kov_count_is_caught():
+    """The issue's shortcut: sum eps^2 <= 562 x 0.01^2 at (1, 1e-6) is broken by an adaptive analyst."""
+    tgt = SumSquaresAtKOVTarget()
+    assert tgt.n == 562
+    res = optimal_adversary(tgt, [F(m, 100) for m in range(1, 24)], 600)
+    r = verify(tgt, res.adversary, 600)
+    # the outside prototype's 1.2776e-6 (plain floats) lies in the certified bracket of the replayed analyst
+    assert r.verdict == "FAIL" and mpmath.mpf("1.27755e-6") < r.lo <= r.hi < mpmath.mpf("1.27765e-6")
+    assert F(mpmath.nstr(r.lo, 30)) <= res.upper * (1 + F(1, 10 ** 9))
+    # the homogeneous analyst alone does not see it (562 steps are exactly the KOV count)
+    h = verify(tgt, Homogeneous(F(1, 100)), 600)
+    assert h.hi <= mpmath.mpf(10) ** -6
+
+
+def test_charge_rounded_down_is_caught():
+    tgt = ChargeRoundedDownTarget(1, F(1, 100), F(1, 10))
+    res = optimal_adversary(tgt, [F(1, 10), F(19, 100)], 100)
+    assert verify(tgt, res.adversary, 100).verdict == "FAIL"
+
+
+def test_falsifier_needs_the_optimal_adversary(monkeypatch):
+    """B* + 1 exceeds delta by under 2%: only the optimal analyst sees it.  With a weaker engine (the homogeneous
+    policy in place of the argmax), the same search finds nothing: a weakened adversary makes this test fail."""
+    import reference.falsify.game_probes as gp
+    import reference.verify.game as game
+    from reference.falsify import falsify
+
+    r = falsify("NC-GAME-BUDGET-PLUS-ONE")[0]
+    assert r.found and r.counterexample["adversary"] == "game-optimal"
+    assert F(r.counterexample["probability_lower"]) < F(11, 10) * F(r.counterexample["promised"])  # a 10% slack hides it
+
+    real = game.optimal_adversary
+
+    def weaker(target, menu, rounds, **kw):
+        res = real(target, menu[:1], rounds, **kw)  # the smallest step only: a homogeneous analyst
+        return res
+
+    monkeypatch.setattr(game, "optimal_adversary", weaker)
+    monkeypatch.setattr(gp, "GAME_PROBES", {})
+    assert not falsify("NC-GAME-BUDGET-PLUS-ONE")[0].found
+
+
+def test_menu_and_charges():
+    assert game_menu(8) == tuple(range(1, 9))
+    assert game_menu(64) == (1, 2, 3, 4, 5, 6, 7, 8, 10, 13, 17, 22, 28, 35, 44, 55, 64)
+    f = GameFilter(1, "1e-6", "0.01")
+    assert f.budget == 549 and f.certificate["budget"] == 549
+    assert [f.charge(x) for x in ("0", "0.01", "0.005", "0.0101", "0.09", "0.1", "0.23")] == [0, 1, 1, 4, 100, 100, 529]
+    with pytest.raises(ValueError, match="eps_max"):
+        f.charge("0.2301")
+
+
+def test_accountant_admits_exactly_the_budget_and_resumes_with_its_certificate():
+    f = GameFilter(1, "1e-6", "0.01")
+    n = 0
+    while f.try_run("0.01"):
+        n += 1
+    assert n == 549 and f.remaining() == {"budget": 549, "spent": 549, "remaining": 0}
+    g = GameFilter(1, "1e-6", "0.01")
+    for _ in range(5):
+        g.run("0.1")  # 100 units each
+    assert not g.can_run("0.1") and g.can_run("0.07") and g.remaining()["remaining"] == 49
+    s = g.to_json()
+    h = GameFilter.from_json(s)
+    assert h.remaining() == g.remaining() and h.certificate == g.certificate
+    d = json.loads(s)
+    d["params"]["budget"] = "600"
+    from reference.accountants.base import _digest
+    d["digest"] = _digest({k: v for k, v in d.items() if k not in ("digest", "hmac")})
+    with pytest.raises(ValueError, match="budget"):
+        GameFilter.from_dict(d)
+
+
+def test_bad_inputs_are_refused():
+    with pytest.raises(ValueError, match="grid"):
+        GameFilter(1, "1e-6", "0")
+    with pytest.raises(ValueError, match="delta"):
+        GameFilter(1, "1", "0.01")
+    with pytest.raises(ValueError, match="MAX_BUDGET"):
+        game_budget(1, "1e-6", "0.0001")
+    with pytest.raises(ValueError, match="steps"):
+        threshold_game(1, F(1, 10), [0], [1], 5)
+    with pytest.raises(ValueError, match="max_cells"):
+        threshold_game(1, F(1, 1000), [1, 2000], [1, 4_000_000], 10)

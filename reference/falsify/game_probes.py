@@ -1,0 +1,183 @@
+"""The falsifier's optimal adversary: game probes for every filter claim that fits the exact game, and planted false rules.
+
+For a filter claim whose steps are eps-DP (the conditional randomized-response reduction makes
+RR the worst case for a DP conclusion, whitehouse2022 Lemma 3), the falsifier does not sample
+adversaries: :func:`reference.verify.game.optimal_adversary` computes, by backward induction,
+the best fully adaptive analyst on a fine menu (every transcript-dependent choice, stopping
+allowed) and its certified upper value; the argmax policy is replayed in the exact verifier
+(:func:`reference.verify.engine.verify`, the target's own decisions) for a certified lower
+value.  A claim is refuted when that lower value exceeds the promise.
+
+Targets whose decision needs the count vector (Renyi-type sums) are searched on menus of two
+values from the grid (the state space of a count vector grows as rounds^items); targets deciding
+on V = sum eps^2 get the whole fine menu at once.
+
+Planted rules (the ``NC-*`` claims registered here, each a :class:`reference.verify.game_targets` target) are false
+rules a developer could plausibly write; ``falsify all`` must refute every one at its default
+settings (``proofs/test_falsifier.py``), and the valid filters must not be refuted.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Optional, Sequence
+
+from ..catalog import cites
+from ..precision import directed_decimal, mpf_to_fraction
+
+__all__ = ["GameProbe", "GAME_PROBES", "run_game_probes"]
+
+F = Fraction
+W22 = "whitehouse2022"
+
+
+@dataclass
+class GameProbe:
+    """Targets x menus searched by the optimal adversary: one target factory, menus of eps values, the horizon."""
+
+    target: Callable
+    menus: Sequence[Sequence[Fraction]]
+    rounds: int
+    label: str = ""
+
+
+def _pairs(values):
+    return [list(p) for p in itertools.combinations(values, 2)]
+
+
+_FINE32 = [F(k, 32) for k in range(1, 17)]           # 1/32 .. 1/2: the whole menu (V-deciding targets)
+_PAIR_GRID = [F(1, 16), F(1, 8), F(1, 4), F(3, 8), F(1, 2)]
+
+
+def _game_menu_of(t) -> list:
+    return [t.grid * m for m in t.obj._gb.steps]
+
+
+def _probes_valid() -> dict:
+    from ..verify.calibrated import CalibratedRenyiTarget, CalibratedZCDPTarget, GDPFilterTarget
+    from ..verify.game_targets import GameFilterTarget
+    from ..verify.targets import (FeldmanDPFilter, FeldmanRenyiFilter, FeldmanZCDPFilter, RogersFilter, WhitehouseFilter,
+                                  WhitehouseZCDPFilter)
+
+    g = GameFilterTarget()
+    return {
+        "W22-THM1-FILTER": [GameProbe(lambda: WhitehouseFilter(1, F(1, 10), F(1, 10)), [_FINE32], 256, "fine menu 1/32..1/2")],
+        "F21-DP-FILTER": [GameProbe(lambda: FeldmanDPFilter(1, F(1, 10)), [_FINE32], 256, "fine menu 1/32..1/2")],
+        "R16-THM5-1-FILTER": [GameProbe(lambda: RogersFilter("advanced", 1, F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
+        "R16-THM3-6-FILTER-DP": [GameProbe(lambda: RogersFilter("basic", 1, F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
+        "F21-THM4-3-RENYI-FILTER": [GameProbe(lambda: FeldmanRenyiFilter(4, F(1, 5), F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
+        "F21-REM4-4-ZCDP-FILTER": [GameProbe(lambda: FeldmanZCDPFilter(F(1, 10), F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
+        "W22-THM7-ZCDP-FILTER": [GameProbe(lambda: WhitehouseZCDPFilter(F(1, 10), F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
+        "CAL-RENYI-FILTER": [GameProbe(lambda: CalibratedRenyiTarget(1, F(1, 10), eps0=F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
+        "CAL-ZCDP-FILTER": [GameProbe(lambda: CalibratedZCDPTarget(1, F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
+        "S22-GDP-FILTER": [GameProbe(lambda: GDPFilterTarget(1, F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
+        "GAME-FILTER": [GameProbe(lambda: GameFilterTarget(), [_game_menu_of(g)], 600, "the filter's own menu (grid 1/100)")],
+    }
+
+
+def _probes_planted() -> dict:
+    from ..verify.game_targets import (BudgetPlusOneTarget, ChargeRoundedDownTarget, ConversionBackwardsTarget,
+                                       GameFilterTarget, SumSquaresAtKOVTarget)
+
+    g = GameFilterTarget()
+    menu = _game_menu_of(g)
+    return {
+        "NC-GAME-BUDGET-PLUS-ONE": [GameProbe(lambda: BudgetPlusOneTarget(), [menu], 600, "the game filter's menu")],
+        "NC-SUM-SQUARES-AT-KOV": [GameProbe(lambda: SumSquaresAtKOVTarget(), [menu], 600, "the game filter's menu")],
+        "NC-CHARGE-ROUNDED-DOWN": [GameProbe(lambda: ChargeRoundedDownTarget(1, F(1, 100), F(1, 10)),
+                                             [[F(1, 10), F(19, 100)]], 100, "{g, 1.9 g}")],
+        "NC-CONVERSION-BACKWARDS": [GameProbe(lambda: ConversionBackwardsTarget(), [[v] for v in _PAIR_GRID], 100, "single values")],
+    }
+
+
+GAME_PROBES: dict = {}
+
+
+def _all_probes() -> dict:
+    if not GAME_PROBES:
+        GAME_PROBES.update(_probes_valid())
+        GAME_PROBES.update(_probes_planted())
+    return GAME_PROBES
+
+
+@cites(W22, "Lemma 3 (conditional randomized response)", "Theorem 1 (filter semantics)")
+def run_game_probes(claim_id: str, *, deep: bool = False) -> Optional[dict]:
+    """The optimal adversary against a claim's target(s): ``None`` if the claim has no game probe.
+
+    Returns ``{"worst": {...}, "counterexample": {...} or None, "space": {...}}``: for every probe
+    and menu, the certified upper value of the best adaptive analyst; the best menu's argmax policy
+    is replayed in :func:`reference.verify.engine.verify` for the certified lower value (a real
+    analyst).  ``deep`` doubles the horizon.
+    """
+    from ..verify.engine import verify
+    from ..verify.game import optimal_adversary
+
+    probes = _all_probes().get(claim_id)
+    if not probes:
+        return None
+    t0 = time.perf_counter()
+    worst = None
+    space = []
+    ce = None
+    for pr in probes:
+        rounds = pr.rounds * (2 if deep else 1)
+        best = None
+        n_menus = 0
+        for menu in pr.menus:
+            target = pr.target()
+            try:
+                res = optimal_adversary(target, menu, rounds)
+            except ValueError:
+                continue  # state space over the cap for this menu: skipped, counted below
+            n_menus += 1
+            if best is None or res.upper > best[0].upper:
+                best = (res, target, menu)
+        space.append({"label": pr.label, "menus": n_menus, "menus_skipped": len(pr.menus) - n_menus, "rounds": rounds,
+                      "menu_values": sorted({str(e) for m in pr.menus for e in m}, key=Fraction)})
+        if best is None:
+            continue
+        res, target, menu = best
+        rep = verify(target, res.adversary, rounds)
+        lo = mpf_to_fraction(rep.lo)
+        allowed = Fraction(rep.allowed)
+        w = {"target": target.name, "adversary": "game-optimal (backward induction over the transcript)",
+             "menu": [str(e) for e in menu], "value_lower": directed_decimal(lo, 6, "lower"),
+             "value_upper": directed_decimal(res.upper, 6, "upper"), "allowed": directed_decimal(allowed, 6, "upper"),
+             "ratio": str(lo / allowed), "probe": pr.label}
+        if worst is None or Fraction(w["ratio"]) > Fraction(worst["ratio"]):
+            worst = w
+        if lo > allowed and ce is None:
+            ce = {"target": target.name, "target_description": getattr(target, "description", ""),
+                  "adversary": "game-optimal", "menu": [str(e) for e in menu], "horizon": rounds,
+                  "event": f"hockey-stick divergence of the stopped transcript at eps = {target.eps}",
+                  "probability_lower": str(lo), "probability_decimal": directed_decimal(lo, 6, "lower"),
+                  "promised": str(allowed), "promised_decimal": directed_decimal(allowed, 6, "upper"),
+                  "game_value_upper": directed_decimal(res.upper, 6, "upper")}
+            break
+    return {"worst": worst, "counterexample": ce, "space": space, "seconds": time.perf_counter() - t0}
+
+
+def _register_planted() -> None:
+    from .claims import CLAIMS, Claim
+
+    have = {c.id for c in CLAIMS}
+    none = (lambda deep: [])
+    new = [
+        Claim("GAME-FILTER", "the game-certified filter (budget B* from the exact adaptive game) makes the stopped "
+              "interaction (eps, delta)-DP", "this project (whitehouse2022 Lemma 3 + kairouz2015 Thm 3.3, derived)",
+              ("game_filter_budget", "game_filter_rounds"), "pure", "dp", "valid", none),
+        Claim("NC-GAME-BUDGET-PLUS-ONE", "planted: the game filter with budget B* + 1 (the last unit of slack dropped)",
+              "planted false rule", (), "pure", "dp", "false", none, control=True),
+        Claim("NC-SUM-SQUARES-AT-KOV", "planted: admit while sum eps^2 <= n_KOV eps0^2 (the homogeneous optimum as a budget)",
+              "planted false rule", (), "pure", "dp", "false", none, control=True),
+        Claim("NC-CHARGE-ROUNDED-DOWN", "planted: the game filter charging floor(eps_t/g)^2 instead of the ceiling",
+              "planted false rule", (), "pure", "dp", "false", none, control=True),
+        Claim("NC-CONVERSION-BACKWARDS", "planted: a Renyi filter whose budget adds log(1/delta)/(alpha-1) instead of "
+              "subtracting it", "planted false rule", (), "pure", "dp", "false", none, control=True),
+    ]
+    CLAIMS.extend(c for c in new if c.id not in have)
+
+
+_register_planted()
