@@ -400,10 +400,10 @@ MONOTONE.update({
     "feldman2021_rem4_4_calibrated_rounds": {"eps0": dec("eps0 tanh(eps0/2) increases"), "eps": inc("rho* increases in eps"),
                                              "delta": inc("rho* increases in delta")},
     # ------------------------------------------------------------ game-certified filter
-    "game_filter_budget": {"eps": no("the default menu (eps_max = min(64 grid, the reach sqrt(n_KOV) grid)) grows with the budget, and a richer menu lowers B*"), "delta": no("the default menu (eps_max = min(64 grid, the reach sqrt(n_KOV) grid)) grows with the budget, and a richer menu lowers B*"),
+    "game_filter_budget": {"eps": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"), "delta": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"),
                            "grid": no("the unit of the budget changes with the grid (B* counts grid^2 units)")},
-    "game_filter_rounds": {"eps0": no("the grid is eps0: the menu and the unit change with it"), "eps": no("the default menu (eps_max = min(64 grid, the reach sqrt(n_KOV) grid)) grows with the budget, and a richer menu lowers B*"),
-                           "delta": no("the default menu (eps_max = min(64 grid, the reach sqrt(n_KOV) grid)) grows with the budget, and a richer menu lowers B*")},
+    "game_filter_rounds": {"eps0": no("the grid is eps0: the menu and the unit change with it"), "eps": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"),
+                           "delta": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*")},
 })
 
 

@@ -73,14 +73,18 @@ def _mp_game(eps, g, steps, R_top, dps=50):
     return [V(R, 0) for R in range(R_top + 1)]
 
 
-def test_small_game_against_a_50_digit_recursion():
+@pytest.mark.parametrize("near", [4096, 1])
+def test_small_game_against_a_50_digit_recursion(near):
+    """near = 1: every step of charge > 1 reads the float32 rows rounded up (the large-step path)."""
     eps, g, steps = F(1, 2), F(1, 10), (1, 2, 3)
     ref = _mp_game(eps, g, steps, 40)
-    t = threshold_game(eps, g, list(steps), [m * m for m in steps], 40, eta=F(1, 10 ** 40))
+    t = threshold_game(eps, g, list(steps), [m * m for m in steps], 40, eta=F(1, 10 ** 40), near=near)
+    assert (t.far_hops > 0) == (near == 1)
     for R, v in enumerate(ref):
         x = F(mpmath.nstr(v, 45))
         slack = F(1, 10 ** 40)
         assert t.lower(R) <= x + slack and x <= t.upper(R) + slack, R
+        assert t.upper(R) - t.lower(R) <= x * F(1, 10 ** 5) + F(1, 10 ** 30), R  # and the bracket is tight
     assert ref[40] > ref[20] > 0  # the case is not trivial
 
 
@@ -189,5 +193,7 @@ def test_bad_inputs_are_refused():
         game_budget(1, "1e-6", "0.0001")
     with pytest.raises(ValueError, match="steps"):
         threshold_game(1, F(1, 10), [0], [1], 5)
-    with pytest.raises(ValueError, match="max_cells"):
-        threshold_game(1, F(1, 1000), [1, 2000], [1, 4_000_000], 10)
+    with pytest.raises(ValueError, match="max_bytes"):
+        threshold_game(1, F(1, 1000), [1, 2], [1, 4], 50_000, max_bytes=10 ** 4)
+    with pytest.raises(ValueError, match="R_max"):
+        threshold_game(1, F(1, 10), [1], [1], -1)

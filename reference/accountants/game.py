@@ -43,9 +43,10 @@ class GameFilter(_Accountant):
     end at B* + 1, grid, menu, engine version) is part of the saved state; loading recomputes it
     from the parameters (cached) and refuses a state whose stored budget or certificate differs.
 
-    Preconditions: eps > 0, 0 < delta < 1, grid > 0, eps_max > 0 (default: min(64 grid, the
-    budget's reach)).  Cost: computing B* takes about 0.05 s at grid 0.01 and 8 s at grid 0.001
-    (target (1, 1e-6)); it is cached per process.  Thread-safe; JSON round-trip with digest.
+    Preconditions: eps > 0, 0 < delta < 1, grid > 0, eps_max > 0 (default: the budget's reach,
+    the largest step that could ever fit).  Cost: computing B* takes about 0.06 s at grid 0.01 and
+    15 s (740 MB) at grid 0.001 for target (1, 1e-6) (``benchmarks/bench_game.py``); it is cached
+    per process.  Thread-safe; JSON round-trip with digest.
     """
 
     _PARAMS = (("eps", _P, False), ("delta", _U, False), ("grid", _P, False), ("eps_max", _P, True),

@@ -26,14 +26,14 @@ from typing import Optional
 from ..catalog import Param, cites, register
 from ..precision import Domain, check
 
-__all__ = ["GameTooLarge", "MAX_BUDGET", "FINE", "RATIO", "EPS_MAX_STEPS", "game_menu", "charge_index", "GameBudget", "game_budget",
+__all__ = ["GameTooLarge", "MAX_BUDGET", "FINE", "RATIO", "ETA_REL", "game_menu", "charge_index", "GameBudget", "game_budget",
            "game_filter_budget", "game_filter_rounds", "kov_count"]
 
 W22, K15 = "whitehouse2022", "kairouz2015"
 FINE = 8                   # every multiple 1..FINE of the grid unit is in the menu
 RATIO = Fraction(5, 4)     # above FINE the menu is geometric with this ratio (rounded up to integers)
 MAX_BUDGET = 2 ** 18      # budgets (units of grid^2) above this are refused: the sweep would take minutes
-EPS_MAX_STEPS = 64         # default eps_max: 64 grid units, or the budget's reach if smaller
+ETA_REL = Fraction(1, 10 ** 8)  # the game's window is cut where leaving it costs at most delta * ETA_REL
 _P = Domain.positive()
 _U = Domain.open_unit()
 
@@ -144,12 +144,12 @@ def _game_budget(eps: Fraction, delta: Fraction, grid: Fraction, eps_max: Option
     R_max = kov + 1
     reach = math.isqrt(R_max)
     if eps_max is None:
-        M = max(1, min(EPS_MAX_STEPS, reach))
+        M = max(1, reach)
     else:
         M = max(1, math.ceil(eps_max / grid))
     steps = game_menu(M, fine, ratio)
     in_game = tuple(m for m in steps if m * m <= R_max) or (1,)
-    t = threshold_game(eps, grid, in_game, [m * m for m in in_game], R_max)
+    t = threshold_game(eps, grid, in_game, [m * m for m in in_game], R_max, eta=delta * ETA_REL)
     b, dec = t.decided(delta)
     if b < 0:
         b = 0  # budget 0 admits only 0-DP steps; G_0 = 0
@@ -165,8 +165,8 @@ def game_budget(eps, delta, grid, eps_max=None, *, fine: int = FINE, ratio=RATIO
     Contract: every fully adaptive analyst whose steps are eps_t-DP given the past with eps_t <=
     eps_max, charged ``m(eps_t)^2`` (module docstring) and stopped when the charges would exceed
     B*, produces an (eps, delta)-DP transcript: ``upper_at_budget`` >= the exact game value at
-    B* and is <= delta.  ``eps_max`` (default: min(64 grid, the budget's reach)) is rounded up to
-    a grid multiple; larger steps are refused by the filter.
+    B* and is <= delta.  ``eps_max`` (default: the budget's reach, grid * isqrt(n_KOV + 1): no
+    larger step could ever be admitted) is rounded up to a grid multiple; larger steps are refused.
     Preconditions: eps > 0, 0 < delta < 1, grid > 0, eps_max > 0 (exact rationals).
     Rounding: B* is certified (directed bounds, :mod:`reference.verify.game`); the result is
     cached per exact arguments.  Cost: about (R_max / 10^4) x (menu size) x (window / 3000) s.
@@ -192,7 +192,7 @@ _eps0 = Param("eps0", _P, default="0.01", doc="per-step epsilon of the anticipat
           params=(_eps, _delta, _grid), provenance="derived", validity="valid",
           note="Valid by construction: the game value is a certified upper bound of the sup over fully adaptive analysts "
                "on the menu (reference.verify.game.threshold_game), and every eps_t-DP step is a post-processing of "
-               "RR at its menu cell's eps (kairouz2015 Thm 3.3, whitehouse2022 Lemma 3). eps_max = min(64 grid, reach).")
+               "RR at its menu cell's eps (kairouz2015 Thm 3.3, whitehouse2022 Lemma 3). eps_max = the budget's reach.")
 def game_filter_budget(eps, delta, grid) -> int:
     """The game filter's certified budget B* in units of grid^2 (default menu); see :func:`game_budget`.
 

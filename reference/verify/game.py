@@ -45,7 +45,10 @@ induction over the depth D (every step consumes at least one unit of budget / on
 ``(1 - u)^{-n}``, ``(1 + u)^n <= 1/(1 - n u)``.  The certified ends are formed in exact rational
 arithmetic.  Every operation is one IEEE-754 double operation (NumPy elementwise multiply, add,
 maximum: no fused or reassociated arithmetic), so the floats, hence the integer budgets derived
-from them, are the same on every machine.
+from them, are the same on every machine.  Rows read only by steps of charge above ``NEAR``
+are kept as float32 rounded *up* (one ulp above the round-to-nearest value where that is below):
+the upper end is unaffected (larger inputs, monotone recursion); the lower end divides by
+(1 + 2^-23) per such read on a path and subtracts 2^-148 per read (float32 subnormals).
 """
 from __future__ import annotations
 
@@ -64,13 +67,17 @@ from ..precision import Domain, check, mpf_to_fraction
 from .engine import Adversary, AccState, Target, View, _Weights, _frac_gcd, _menu, _to_float, iv_context
 
 __all__ = ["GameTable", "threshold_game", "hoeffding_exit", "OptimalResult", "optimal_adversary",
-           "PolicyAdversary", "TablePolicy", "ENGINE_VERSION", "MAX_CELLS"]
+           "PolicyAdversary", "TablePolicy", "ENGINE_VERSION", "MAX_CELLS", "MAX_BYTES", "NEAR"]
 
 W22, K15, R16 = "whitehouse2022", "kairouz2015", "rogers2016"
 ENGINE_VERSION = "game-1"
-MAX_CELLS = 2 ** 26          # float64 cells of the ring buffer (512 MiB); requests beyond are refused
+MAX_CELLS = 2 ** 26          # float64 cells of the generic engine's vectors (512 MiB); requests beyond are refused
+MAX_BYTES = 900 * 2 ** 20     # memory of threshold_game's value rows; requests beyond are refused
+NEAR = 4096                  # charges up to NEAR read float64 rows; larger charges read float32 rows rounded up
 U = Fraction(1, 2 ** 53)
 TINY = Fraction(1, 2 ** 1074)
+U32 = Fraction(1, 2 ** 23)     # one float32 ulp up, relative (normal numbers)
+F32_TINY = Fraction(1, 2 ** 148)  # one float32 ulp up, absolute (subnormal float32), doubled
 _IV = iv_context(120)
 
 
@@ -160,6 +167,7 @@ class GameTable:
     policy: Optional[np.ndarray] = None
     seconds: float = 0.0
     cells: int = 0
+    far_hops: int = 0
 
     def upper(self, R: int) -> Fraction:
         """Exact rational >= G_R (the sup over adaptive analysts with remaining budget R)."""
@@ -167,7 +175,9 @@ class GameTable:
 
     def lower(self, R: int) -> Fraction:
         """Exact rational <= G_R: the float's lower end minus the probability of leaving the window."""
-        return _dyadic(max(Fraction(0), _cert_lo(float(self.raw[R]), R + 1) - self.exit_hi - self.pad_lo), "f")
+        H = self.far_hops
+        x = (Fraction(float(self.raw[R])) - 3 * (R + 1) * TINY - H * F32_TINY) * (1 - (4 * R + 6) * U - H * U32)
+        return _dyadic(max(Fraction(0), x - self.exit_hi - self.pad_lo), "f")
 
     def largest_budget(self, delta) -> int:
         """Largest R <= R_max with ``upper(R) <= delta`` (-1 if none): the certified budget B*.
@@ -204,7 +214,7 @@ class GameTable:
 @cites(W22, "Lemma 3 (conditional randomized response)", "Theorem 1 (filter semantics)")
 @cites(K15, "Theorem 3.3 (randomized response dominates every eps-DP step)")
 def threshold_game(eps, unit, steps: Sequence[int], charges: Sequence[int], R_max: int, *, eta=Fraction(1, 10 ** 30),
-                   keep_policy: bool = False, max_cells: int = MAX_CELLS,
+                   keep_policy: bool = False, max_bytes: int = MAX_BYTES, near: int = NEAR,
                    progress: Optional[Callable[[int, int], None]] = None) -> GameTable:
     """Certified game values G_R, R = 0..R_max, of the filter "admit item k while charges[k] <= R".
 
@@ -217,7 +227,10 @@ def threshold_game(eps, unit, steps: Sequence[int], charges: Sequence[int], R_ma
     Rounding: upper ends are upper bounds of G_R, lower ends lower bounds (module docstring);
     the window is chosen so that leaving it has probability <= eta/2 above and the payoff used
     below it is <= eta/2 (hoeffding_exit with sum eps^2 <= s R_max g^2, s = max steps^2/charges).
-    Memory: (max charge + 1) x (window + 2 max step) doubles; more than ``max_cells`` is refused.
+    Memory: a ring of (largest charge <= ``near``) + 1 float64 rows of the window (plus pads) and,
+    when some charge exceeds ``near``, every row again in float32 rounded UP (read only by those
+    large steps, at most R_max / (least large charge) times on any path, which the lower end
+    accounts for); more than ``max_bytes`` is refused before anything is allocated.
     """
     eps = check("eps", eps, Domain.nonnegative())
     g = check("unit", unit, Domain.positive())
@@ -246,44 +259,75 @@ def threshold_game(eps, unit, steps: Sequence[int], charges: Sequence[int], R_ma
     pad_lo = hoeffding_exit(eps - (l_lo - 1) * g, var, drift) if eps - (l_lo - 1) * g > 0 else Fraction(1)
     W = l_hi - l_lo + 1
     mmax, cmax = max(steps), max(charges)
-    cells = (cmax + 1) * (W + 2 * mmax)
-    if cells > max_cells:
-        raise ValueError(f"the game needs {cells} cells ((largest charge {cmax} + 1) x (window {W} + 2 x largest step "
-                         f"{mmax})), more than max_cells = {max_cells}: lower eps_max (the largest step) or coarsen the grid")
-    if keep_policy and (R_max + 1) * W > 4 * max_cells:
-        raise ValueError(f"keeping the policy needs {(R_max + 1) * W} bytes, more than {4 * max_cells}: keep_policy=False")
-    pad = mmax
-    buf = np.empty((cmax + 1, W + 2 * pad))
-    buf[:, :pad] = _to_float(libmp.from_rational(pad_lo.numerator, pad_lo.denominator, 60, "c"), "c")
+    near_c = [c for c in charges if c <= near]
+    c_ring = max(near_c) if near_c else 0
+    far = [k for k, c in enumerate(charges) if c > c_ring]
+    pad = max([m for m, c in zip(steps, charges) if c <= c_ring], default=0)
+    nbytes = (c_ring + 1) * (W + 2 * pad) * 8 + ((R_max + 1) * W * 4 if far else 0)
+    cells = nbytes // 8
+    if nbytes > max_bytes:
+        raise ValueError(f"the game needs {nbytes} bytes (window {W}, budget horizon {R_max}, largest charge {cmax}), more "
+                         f"than max_bytes = {max_bytes}: lower eps_max (the largest step) or coarsen the grid")
+    if keep_policy and (R_max + 1) * W > max_bytes:
+        raise ValueError(f"keeping the policy needs {(R_max + 1) * W} bytes, more than max_bytes = {max_bytes}: "
+                         f"keep_policy=False")
+    pad_lo_f = _to_float(libmp.from_rational(pad_lo.numerator, pad_lo.denominator, 60, "c"), "c")
+    ring = c_ring + 1
+    buf = np.empty((ring, W + 2 * pad))
+    buf[:, :pad] = pad_lo_f
     buf[:, pad + W:] = 1.0
+    # far rows (charges above ``near``): float32 rounded UP, read with the pads filled in
+    arch = np.empty((R_max + 1, W), dtype=np.float32) if far else None
+    far_hops = R_max // min(charges[k] for k in far) if far else 0
     f = _payoff_up(eps, g, l_lo, W)
     probs = [_rr_probs_up(m * g) for m in steps]
     raw = np.empty(R_max + 1)
     pol = np.full((R_max + 1, W), -1, dtype=np.int8) if keep_policy else None
     i0 = -l_lo
     new, cand, tmp = np.empty(W), np.empty(W), np.empty(W)
+    up_f, dn_f = np.empty(W), np.empty(W)
     better = np.empty(W, dtype=bool)
-    ring = cmax + 1
+    inf32 = np.float32(np.inf)
+
+    def read_far(row: np.ndarray, shift: int, out: np.ndarray) -> np.ndarray:
+        a, b = max(0, -shift), min(W, W - shift)
+        out[:a] = pad_lo_f
+        out[b:] = 1.0
+        if b > a:
+            out[a:b] = row[a + shift: b + shift]
+        return out
+
     for R in range(R_max + 1):
         new[:] = f
         for k, (m, c) in enumerate(zip(steps, charges)):
             if c > R:
                 break
-            src = buf[(R - c) % ring]
             pu, pd = probs[k]
-            np.multiply(src[pad + m: pad + m + W], pu, out=cand)
-            np.multiply(src[pad - m: pad - m + W], pd, out=tmp)
+            if c <= c_ring:
+                src = buf[(R - c) % ring]
+                up, dn = src[pad + m: pad + m + W], src[pad - m: pad - m + W]
+            else:
+                row = arch[R - c]
+                up, dn = read_far(row, m, up_f), read_far(row, -m, dn_f)
+            np.multiply(up, pu, out=cand)
+            np.multiply(dn, pd, out=tmp)
             cand += tmp
             if pol is not None:
                 np.greater(cand, new, out=better)
                 pol[R][better] = k
             np.maximum(new, cand, out=new)
-        buf[R % ring, pad: pad + W] = new
+        if ring:
+            buf[R % ring, pad: pad + W] = new
+        if arch is not None:
+            r32 = arch[R]
+            r32[:] = new                       # round to nearest ...
+            low = r32 < new                    # ... then one float32 ulp up where that went below
+            r32[low] = np.nextafter(r32[low], inf32)
         raw[R] = new[i0]
         if progress is not None and (R % 1024 == 0 or R == R_max):
             progress(R, R_max)
     return GameTable(eps, g, steps, charges, R_max, (l_lo, l_hi), raw, exit_hi, pad_lo, pol,
-                     time.perf_counter() - t0, cells)
+                     time.perf_counter() - t0, cells, far_hops)
 
 
 def _log_up(x: Fraction) -> Fraction:
