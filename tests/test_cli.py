@@ -1039,3 +1039,16 @@ def test_shared_names_are_refused_where_ambiguous():
 
     e = get("whitehouse2022_thm1_rounds_homogeneous")
     assert {p.name for p in e.params} >= {"delta_prime", "delta_second"} and "delta" not in e.aliases()
+
+
+def test_describe_and_eval_show_a_checked_restriction(capsys):
+    """A restricted entry says how its restriction is enforced; eval outside it is an error naming the erratum, never a
+    number; a former id resolves to its renamed entry."""
+    rc, out, _ = run(capsys, "describe", "rogers2016_thm3_6_odometer")
+    assert rc == 0 and "checked     delta must have every element equal to 0, refused otherwise" in out
+    rc, out, err = run(capsys, "eval", "rogers2016_thm3_6_odometer", "delta=0.1,0,0")
+    assert rc == 2 and not out and "R16-LEM3-5-LOSS" in err and len(err.strip().splitlines()) == 1
+    rc, out, _ = run(capsys, "describe", "whitehouse2022_thm2_filter")
+    assert rc == 0 and "not checkable from the arguments" in out
+    rc, out, err = run(capsys, "eval", "whitehouse2022_lem4", "--json")
+    assert rc == 0 and json.loads(out)["id"] == "whitehouse2022_lem4_as_printed" and "false as printed" in err

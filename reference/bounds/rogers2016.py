@@ -567,7 +567,7 @@ _dpg = Param("delta_prime_g", Domain.nonnegative(), default="1e-6", doc="budget 
 
 
 @register("rogers2016_thm3_6_odometer", paper=R16, result="Theorem 3.6 (odometer)", direction="upper",
-          summary="Basic odometer: inf if sum delta_i > delta'_g, else sum eps_i (valid with failure delta'_g)",
+          summary="Basic odometer sum eps_i for (eps_i, 0)-DP rounds (delta_i > 0 refused: the printed extension is not a loss bound)",
           params=(_epsseq, _deltaseq, _dpg),
           note="Lemma 3.5 applied to the pure odometer sum eps_i, whose failure probability is 0.", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT, checks=(_LEM35,))
 def basic_odometer(eps: Sequence, delta: Sequence, delta_prime_g, *, dps: int = DEFAULT_DPS,
@@ -1166,7 +1166,7 @@ class OdometerSpec:
 
 
 @register("rogers2016_lem6_4", paper=R16, result="Lemma 6.4", direction="upper",
-          summary="Odometer for a fixed beta: inf if sum delta_i > delta_g/2, else sum eps(e^eps - 1)/2 + sqrt(2(V + beta)(1 + log(V/beta + 1)/2) log(2/delta_g))",
+          summary="Odometer for a fixed beta and (eps_i, 0)-DP rounds: sum eps(e^eps - 1)/2 + sqrt(2(V + beta)(1 + log(V/beta + 1)/2) log(2/delta_g))",
           params=(_epsseq, _deltaseq, _deltag, _beta),
           note="Theorem 4.3 at delta_g/2 with U^2 = 4V, plus Lemma 4.4 and Lemma 3.5 (delta'_g = delta_g/2).", validity="valid under a restriction", erratum="R16-LEM3-5-LOSS", restriction=_LEM35_RESTRICT, checks=(_LEM35,))
 def lemma6_4_odometer(eps: Sequence, delta: Sequence, delta_g, beta, *, dps: int = DEFAULT_DPS,

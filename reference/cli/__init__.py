@@ -339,6 +339,13 @@ def _cmd_describe(args) -> int:
          f"  validity    {entry.validity}"]
     if entry.restriction:
         L += textwrap.wrap(entry.restriction, width=100, initial_indent="  restriction ", subsequent_indent=" " * 14)
+    for c in entry.checks:
+        how = f"; {c.printed}=True (Python) gives the printed formula" if c.printed else ""
+        L += textwrap.wrap(f"{c.param} must have {c.domain}, refused otherwise{how}", width=100,
+                           initial_indent="  checked     ", subsequent_indent=" " * 14)
+    if entry.unchecked:
+        L += textwrap.wrap(f"not checkable from the arguments: {entry.unchecked}", width=100,
+                           initial_indent="  checked     ", subsequent_indent=" " * 14)
     if entry.erratum:
         L.append(f"  erratum     {entry.erratum} (reference/data/errata.json; README 'Errata')")
     L.append(f"  function    {d['function']} (returns {entry.returns})")
