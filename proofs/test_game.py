@@ -197,3 +197,19 @@ def test_bad_inputs_are_refused():
         threshold_game(1, F(1, 1000), [1, 2], [1, 4], 50_000, max_bytes=10 ** 4)
     with pytest.raises(ValueError, match="R_max"):
         threshold_game(1, F(1, 10), [1], [1], -1)
+
+
+def test_certificate_does_not_depend_on_the_callers_mpmath_precision():
+    """The certificate is rounded from raw mpmath tuples (no context rounding): the caller's mp.prec changes nothing."""
+    from reference.bounds.game_filter import _game_budget
+
+    _game_budget.cache_clear()
+    a = game_budget(1, D6, F(1, 50)).as_dict()
+    _game_budget.cache_clear()
+    with mpmath.workdps(60):
+        b = game_budget(1, D6, F(1, 50)).as_dict()
+    _game_budget.cache_clear()
+    with mpmath.workprec(20):
+        c = game_budget(1, D6, F(1, 50)).as_dict()
+    assert a == b == c
+    assert F(a["game_value_at_budget_upper"]) <= D6 < F(a["game_value_above_budget_lower"])

@@ -20,6 +20,7 @@ from hypothesis import given, settings, strategies as st
 
 from reference.verify import targets as T
 from reference.accountants.feldman2021 import RenyiDPFilter
+from reference.accountants.game import GameFilter
 from reference.accountants.whitehouse2023 import DPFilter, Odometer, ZCDPFilter
 from reference.precision import mpf_to_fraction
 from reference.accountants.rogers2016 import AdvancedFilter, BasicFilter
@@ -90,7 +91,7 @@ def _step_args(obj, t, e, d) -> tuple:
         return (e, d)
     if isinstance(obj, ZCDPFilter):
         return (_rho(t, e), 0)
-    if isinstance(obj, RenyiDPFilter):
+    if isinstance(obj, (RenyiDPFilter, GameFilter)):
         return (e,)
     return (_rho(t, e),)
 

@@ -128,7 +128,9 @@ def _dyadic(q: Fraction, rnd: str) -> Fraction:
     """``q`` rounded (``"c"`` up, ``"f"`` down) to a 64-bit-mantissa dyadic rational (short certificates)."""
     if q == 0:
         return q
-    return mpf_to_fraction(mpmath.mpf(libmp.from_rational(q.numerator, q.denominator, 64, rnd)))
+    sign, man, exp, _ = libmp.from_rational(q.numerator, q.denominator, 64, rnd)  # a raw tuple: no context rounding
+    v = Fraction(man) * (Fraction(2) ** exp)
+    return -v if sign else v
 
 
 def _cert_hi(raw: float, D: int) -> Fraction:

@@ -657,3 +657,18 @@ def _register_calibrated() -> None:
 
 
 _register_calibrated()
+
+
+def _register_game() -> None:
+    from .game import optimal_adversary
+    from .game_targets import GameFilterTarget, SumSquaresAtKOVTarget
+
+    F = Fraction
+    TARGETS["GAME_filter"] = (lambda: GameFilterTarget(), F(1, 100), 600)
+    # the best adaptive analyst on 0.01, ..., 0.23 breaks "sum eps^2 <= n_KOV eps0^2" (1.2776e-6 > 1e-6)
+    NEGATIVE_CONTROLS["sum_squares_at_kov_count"] = (
+        SumSquaresAtKOVTarget,
+        lambda: optimal_adversary(SumSquaresAtKOVTarget(), [F(m, 100) for m in range(1, 24)], 600).adversary, 600)
+
+
+_register_game()
