@@ -6,7 +6,9 @@
 * :mod:`.feldman2021`: :class:`RenyiFilter`, :class:`RenyiZCDPFilter`, :class:`RenyiDPFilter`
   (Feldman, Zrnic), and the conversion-calibrated :class:`CalibratedRenyiFilter`,
   :class:`CalibratedZCDPFilter`;
-* :mod:`.smith2022`: :class:`GaussianDPFilter` (Smith, Thakurta).
+* :mod:`.smith2022`: :class:`GaussianDPFilter` (Smith, Thakurta);
+* :mod:`.game`: :class:`GameFilter`, whose budget is certified by the exact adaptive game
+  (derived in this project, :mod:`reference.verify.game`).
 
 Every accountant parses its parameters exactly, decides exactly, is thread safe and saves
 its state as versioned JSON (:class:`.base._Accountant`; a keyed state carries the object's
@@ -26,6 +28,7 @@ from .rogers2016 import (
     Lemma35Odometer,
     Lemma64Odometer,
 )
+from .game import GameFilter
 from .smith2022 import GaussianDPFilter
 from .whitehouse2023 import DPFilter, MixedFilter, Odometer, ZCDPFilter
 
@@ -35,5 +38,5 @@ __all__ = [
     "Lemma35Filter", "BasicFilter", "AdvancedFilter", "AdvancedFilterAsPrinted",
     "Lemma35Odometer", "BasicOdometer", "Lemma64Odometer", "AdvancedOdometer", "AdvancedOdometerAsPrinted",
     "RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter",
-    "GaussianDPFilter",
+    "GaussianDPFilter", "GameFilter",
 ]
