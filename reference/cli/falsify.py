@@ -22,6 +22,9 @@ def _table(results) -> str:
         sp = d["searched_space"]
         if ce:
             prob = f"{ce['probability_decimal']} > {ce['promised_decimal']}"
+        elif r.worst and "value_upper" in r.worst:  # the optimal adversary's exact worst value, certified both ways
+            w = r.worst
+            prob = f"worst in [{w['value_lower']}, {w['value_upper']}] <= {w['allowed']} (optimal adversary)"
         elif r.worst:
             w = r.worst
             prob = f"worst {w.get('value', w.get('P(|L| > 2 eps)', '?'))} <= {w.get('allowed', w.get('claimed', '?'))}"
@@ -29,6 +32,10 @@ def _table(results) -> str:
             prob = "-"
         size = (f"{sp.get('runs', 0)} runs, {sp.get('distinct_laws', sp.get('laws', 0))} laws"
                 if "runs" in sp else f"{sp.get('laws', 0)} laws")
+        if "optimal_adversary" in sp:
+            g = sp["optimal_adversary"]["probes"]
+            size = (f"optimal adversary on {sum(x['menus'] for x in g)} menus of "
+                    f"{len({v for x in g for v in x['menu_values']})} eps values" + ("; " + size if "runs" in sp else ""))
         say = d["catalog_says"] + (" (control)" if r.claim.control else "")
         lines.append(f"| {d['claim']} | {say} | {d['verdict']} | {prob} | {size} | {'yes' if d['agrees_with_catalog'] else 'NO'} |")
     return "\n".join(lines)
@@ -39,7 +46,11 @@ def _detail(r) -> str:
     ce = d["counterexample"]
     out = [f"{d['claim']}: {d['statement']} [{d['source']}]"]
     if ce:
-        if "laws" in ce:
+        if "menu" in ce:
+            out.append(f"  target {ce['target']} ({ce.get('target_description', '')}), adversary {ce['adversary']} "
+                       f"(backward induction, replayed in the exact verifier), menu eps = {{{', '.join(ce['menu'])}}}, "
+                       f"horizon {ce['horizon']}; game value <= {ce['game_value_upper']}")
+        elif "laws" in ce:
             out.append(f"  target {ce['target']}, adversary {ce['adversary']}, horizon {ce['horizon']}")
             for i, law in enumerate(ce["laws"]):
                 out.append(f"  law[{i}]: P = ({', '.join(law['p'])}), Q = ({', '.join(law['q'])}), "
