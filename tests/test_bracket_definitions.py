@@ -66,6 +66,36 @@ def test_sgm_eps_bracket_lower_end_against_the_binary_lower_delta(q_, s, k, delt
     assert q(sgm.sgm_delta_lower_binary(q_, s, k, q(b.lo))[0]) > F(delta)
 
 
+@pytest.mark.parametrize("q_,s,k,delta", [("0.01", "1.1", 1000, "1e-5"), ("0.256", "4", 2000, "1e-5"),
+                                          ("0.1", "1", 100, "1e-5")])
+def test_sgm_eps_upper_end_is_the_smaller_of_its_two_routes(q_, s, k, delta):
+    """Both the best integer order and the continuous order give valid upper ends: the bracket keeps the smaller one and
+    names it."""
+    b = sgm.sgm_eps_bracket(q_, s, k, delta)
+    integer = q(sgm.sgm_eps(q_, s, k, delta))
+    cont, alpha = sgm.sgm_eps_continuous(q_, s, k, delta)
+    assert q(b.hi) == min(integer, q(cont))
+    assert ("rational order" in b.hi_source) == (q(cont) < integer)
+
+
+@pytest.mark.parametrize("rho,delta", [(F(1, 10), F(1, 10 ** 6)), (F(1, 200), F(1, 10 ** 9)), (F(5), F(1, 10 ** 3))])
+def test_integer_order_conversion_is_the_minimum_over_the_orders(rho, delta):
+    """rho-zCDP is (alpha, alpha rho)-RDP at every order: the summed-RDP upper end of check is the minimum over the
+    integer orders of balle2020hyp Thm 21, alpha rho + log((alpha-1)/alpha) - (log delta + log alpha)/(alpha-1), and the
+    CKS delta exp((alpha-1)(alpha rho - eps))/(alpha-1) (1-1/alpha)^alpha at eps (all recomputed at 60 digits)."""
+    steps = C.parse_spec(f"zcdp:rho={rho.numerator}/{rho.denominator}")
+    with mpmath.workdps(60):
+        r, d = mpmath.mpf(rho.numerator) / rho.denominator, mpmath.mpf(delta.numerator) / delta.denominator
+        eps_min = min(a * r + mpmath.log(mpmath.mpf(a - 1) / a) - (mpmath.log(d) + mpmath.log(a)) / (a - 1)
+                      for a in sgm.ORDERS)
+        e = eps_min  # the CKS delta at this eps, minimised over the same orders
+        delta_min = min(mpmath.exp((a - 1) * (a * r - e)) / (a - 1) * (1 - mpmath.mpf(1) / a) ** a for a in sgm.ORDERS)
+    v = C._rdp_bracket_end(steps, "eps", delta, 20)
+    assert eps_min <= v <= eps_min * (1 + mpmath.mpf(10) ** -17)
+    w = C._rdp_bracket_end(steps, "delta", F(mpmath.nstr(e, 40)), 20)
+    assert delta_min * (1 - mpmath.mpf(10) ** -17) <= w <= delta_min * (1 + mpmath.mpf(10) ** -17)
+
+
 # --------------------------------------------------------------------------
 # The subsampled Gaussian's binary lower end: a naive second route and its rounding
 # --------------------------------------------------------------------------
@@ -207,12 +237,15 @@ def test_laplace_beyond_k_max_lower_end_below_the_pure_dp_upper_end():
         assert mpmath.mpf(rr.numerator) / rr.denominator <= mpmath.log(2 * mpmath.exp(mpmath.mpf(e0.numerator) / e0.denominator / 2) - 1)
 
 
-def test_pure_dp_beyond_the_exact_routes_at_the_largest_loss():
+@pytest.mark.parametrize("d0", [F(1, 1000), F(1, 2000) + F(7285, 10 ** 15)])
+def test_pure_dp_beyond_the_exact_routes_at_the_largest_loss(d0):
     """At eps >= S = sum k_i eps_i, delta(eps) = 1 - prod (1 - delta_i)^(k_i) exactly (no loss exceeds S): the bracket
-    holds that rational, for a composition beyond the heterogeneous route (2001 steps)."""
-    items = [(F(1, 10), F(1, 1000), 1001), (F(1, 5), F(1, 1000), 1000)]
+    holds that rational, for a composition beyond the heterogeneous route (2001 steps).  The second delta_i was found by
+    a search for a P = (1 - delta_i)^2001 whose 1 - P lies within 2^-88 below a point of the 71-bit grid the lower end is
+    rounded to: there a lower end formed from P rounded down (instead of up) lands above the truth."""
+    items = [(F(1, 10), d0, 1001), (F(1, 5), d0, 1000)]
     S = sum(e * n for e, _, n in items)
-    exact = 1 - F(999, 1000) ** 2001
+    exact = 1 - (1 - d0) ** 2001
     b = pure_dp.pure_dp_profile(items, "delta", S)
     assert not b.exact
     assert q(b.lo) <= exact <= q(b.hi)
