@@ -23,7 +23,7 @@ import reference
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
-PAPER_PAGES = ("whitehouse2023", "rogers2016", "feldman2021", "balle2020", "classical", "gdp", "calibrated")
+PAPER_PAGES = ("whitehouse2023", "rogers2016", "feldman2021", "balle2020", "classical", "gdp", "calibrated", "game")
 SUBSYSTEM_PAGES = ("core", "accountants", "profiles", "verify", "falsify", "martingales", "simulate",
                    "report_cli")
 PAGES = ("index", *(f"papers/{p}" for p in PAPER_PAGES), *(f"subsystems/{p}" for p in SUBSYSTEM_PAGES))

@@ -79,7 +79,7 @@ def kov_count(eps, delta, eps0) -> tuple[int, "object"]:
     Exponential search over the horizon; the answer is certified (upper end <= delta at n, lower
     end > delta at n + 1).  ``ValueError`` if undecided (never seen; would need a finer eta).
     """
-    from ..verify.game import threshold_game
+    from .game import threshold_game
 
     R = 256
     while True:
@@ -137,7 +137,7 @@ def _game_budget(eps: Fraction, delta: Fraction, grid: Fraction, eps_max: Option
                  ratio: Fraction) -> GameBudget:
     import time
 
-    from ..verify.game import ENGINE_VERSION, threshold_game
+    from .game import ENGINE_VERSION, threshold_game
 
     t0 = time.perf_counter()
     kov, _ = kov_count(eps, delta, grid)
