@@ -24,7 +24,7 @@ from mpmath.ctx_iv import MPIntervalContext
 from ..catalog import cites
 from ..precision import Domain, check, mpf_to_fraction
 
-__all__ = ["GameTable", "threshold_game", "hoeffding_exit", "payoff_up", "rr_probs_up", "cert_hi", "cert_lo",
+__all__ = ["GameMemoryError", "GameTable", "threshold_game", "hoeffding_exit", "payoff_up", "rr_probs_up", "cert_hi", "cert_lo",
            "ENGINE_VERSION", "MAX_CELLS", "MAX_BYTES", "NEAR"]
 
 W22, K15 = "whitehouse2022", "kairouz2015"
@@ -47,6 +47,10 @@ def rr_probs_up(e: Fraction) -> tuple[float, float]:
     up = 1 / (1 + _IV.exp(-ee))
     dn = 1 / (1 + _IV.exp(ee))
     return _to_float(up._mpi_[1], "c"), _to_float(dn._mpi_[1], "c")
+
+
+class GameMemoryError(ValueError):
+    """The game's rows would exceed ``max_bytes``: refused before anything is allocated."""
 
 
 def _to_float(x, rnd: str) -> float:
@@ -235,7 +239,7 @@ def threshold_game(eps, unit, steps: Sequence[int], charges: Sequence[int], R_ma
     nbytes = (c_ring + 1) * (W + 2 * pad) * 8 + ((R_max + 1) * W * 4 if far else 0)
     cells = nbytes // 8
     if nbytes > max_bytes:
-        raise ValueError(f"the game needs {nbytes} bytes (window {W}, budget horizon {R_max}, largest charge {cmax}), more "
+        raise GameMemoryError(f"the game needs {nbytes} bytes (window {W}, budget horizon {R_max}, largest charge {cmax}), more "
                          f"than max_bytes = {max_bytes}: lower eps_max (the largest step) or coarsen the grid")
     if keep_policy and (R_max + 1) * W > max_bytes:
         raise ValueError(f"keeping the policy needs {(R_max + 1) * W} bytes, more than max_bytes = {max_bytes}: "

@@ -32,7 +32,8 @@ __all__ = ["GameTooLarge", "MAX_BUDGET", "FINE", "RATIO", "ETA_REL", "game_menu"
 W22, K15 = "whitehouse2022", "kairouz2015"
 FINE = 8                   # every multiple 1..FINE of the grid unit is in the menu
 RATIO = Fraction(5, 4)     # above FINE the menu is geometric with this ratio (rounded up to integers)
-MAX_BUDGET = 2 ** 18      # budgets (units of grid^2) above this are refused: the sweep would take minutes
+MAX_BUDGET = 2 ** 17      # budgets (units of grid^2) above this are refused: the sweep would take minutes
+SMALL_MENU = 64           # the default menu when the budget's reach does not fit the memory cap (64 grid units)
 ETA_REL = Fraction(1, 10 ** 8)  # the game's window is cut where leaving it costs at most delta * ETA_REL
 _P = Domain.positive()
 _U = Domain.open_unit()
@@ -137,19 +138,23 @@ def _game_budget(eps: Fraction, delta: Fraction, grid: Fraction, eps_max: Option
                  ratio: Fraction) -> GameBudget:
     import time
 
-    from .game import ENGINE_VERSION, threshold_game
+    from .game import ENGINE_VERSION, GameMemoryError, threshold_game
 
     t0 = time.perf_counter()
     kov, _ = kov_count(eps, delta, grid)
     R_max = kov + 1
     reach = math.isqrt(R_max)
-    if eps_max is None:
-        M = max(1, reach)
-    else:
-        M = max(1, math.ceil(eps_max / grid))
-    steps = game_menu(M, fine, ratio)
-    in_game = tuple(m for m in steps if m * m <= R_max) or (1,)
-    t = threshold_game(eps, grid, in_game, [m * m for m in in_game], R_max, eta=delta * ETA_REL)
+    M = max(1, reach) if eps_max is None else max(1, math.ceil(eps_max / grid))
+    while True:
+        steps = game_menu(M, fine, ratio)
+        in_game = tuple(m for m in steps if m * m <= R_max) or (1,)
+        try:
+            t = threshold_game(eps, grid, in_game, [m * m for m in in_game], R_max, eta=delta * ETA_REL)
+            break
+        except GameMemoryError:
+            if eps_max is not None or M <= SMALL_MENU:
+                raise
+            M = SMALL_MENU  # the default menu's large steps need every row kept: certify up to 64 grid units instead
     b, dec = t.decided(delta)
     if b < 0:
         b = 0  # budget 0 admits only 0-DP steps; G_0 = 0
@@ -166,7 +171,9 @@ def game_budget(eps, delta, grid, eps_max=None, *, fine: int = FINE, ratio=RATIO
     eps_max, charged ``m(eps_t)^2`` (module docstring) and stopped when the charges would exceed
     B*, produces an (eps, delta)-DP transcript: ``upper_at_budget`` >= the exact game value at
     B* and is <= delta.  ``eps_max`` (default: the budget's reach, grid * isqrt(n_KOV + 1): no
-    larger step could ever be admitted) is rounded up to a grid multiple; larger steps are refused.
+    larger step could ever be admitted; 64 grid units when the reach's rows would not fit
+    :data:`reference.bounds.game.MAX_BYTES`) is rounded up to a grid multiple; larger steps are
+    refused.  Budgets beyond :data:`MAX_BUDGET` units raise :class:`GameTooLarge`.
     Preconditions: eps > 0, 0 < delta < 1, grid > 0, eps_max > 0 (exact rationals).
     Rounding: B* is certified (directed bounds, :mod:`reference.verify.game`); the result is
     cached per exact arguments.  Cost: about (R_max / 10^4) x (menu size) x (window / 3000) s.
