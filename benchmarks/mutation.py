@@ -1,18 +1,41 @@
-"""Mutation benchmark: re-plant known mutants and check that the test suite kills every one.
+"""Mutation benchmark: re-plant plausible slips and check that the tests kill every one.
 
-Each mutant is a (file, exact old text, new text) patch.  The repository is copied once into a
-temporary directory (``shutil.copytree``, without ``.git`` and caches); for each mutant the copy's
-file is patched, the relevant test modules run there with a timeout, and the file is restored.
-The working tree is never modified.  A mutant is *killed* when the tests fail (or time out: a
-planted deadlock), *survived* when they pass, *stale* when its old text is no longer found
-exactly once (the code moved: update the list).  The unmutated copy must pass first.
+Each mutant is a (file, exact old text, new text) patch with the pytest selection that must kill
+it.  The repository is copied once into a scratch directory (``--workdir``, default a fresh
+temporary one; from the working tree, or with ``--rev`` from a commit, without ``.git`` and
+caches); for each mutant the copy's file is patched, the selection runs there with a timeout,
+and the file is restored.  The working tree is never modified.
 
-Run (slow: about a minute per mutant on one core; not part of the test suite)::
+Outcomes, decided from pytest's own report (``--junitxml``), not from its exit status alone (with
+``-x``, and under pytest-xdist, a real failure can end with status 2, and status 2 is also what a
+collection error gives):
 
-    python benchmarks/mutation.py            # all mutants
-    python benchmarks/mutation.py -k renyi   # only mutants whose name matches the regular expression "renyi"
+* ``killed``: at least one selected test ran and failed (a failure, or an error in its setup or
+  teardown; or the run timed out: a planted deadlock);
+* ``survived``: the selected tests ran and passed;
+* ``broken``: the mutant proves nothing -- a collection or import error, no test ran (nothing
+  collected, all deselected or skipped), pytest's internal or usage error (status 3, 4, 5), an
+  exit status without a failing test, or the same selection failing on the unmutated copy;
+* ``stale``: the old text is no longer found exactly once (the code moved: update the list);
+* ``equivalent``: not run; the mutant carries an argument (``equivalent=``) that no test can
+  tell it from the original.
 
-Prints one line per mutant and the kill rate; exits 1 if a mutant survived or was stale.
+Before the mutants, each distinct selection runs once on the unmutated copy (its baseline).
+
+Run (about 8 minutes on two quiet cores for the whole list)::
+
+    python benchmarks/mutation.py                  # every mutant; a table of outcomes per module
+    python benchmarks/mutation.py -k check         # mutants whose name or file matches the regular expression
+    python benchmarks/mutation.py --list           # the mutants, their kinds and selections; runs nothing
+    python benchmarks/mutation.py --workdir /tmp/m --rev HEAD   # mutate the committed tree in /tmp/m
+
+The slow job runs a representative subset (one mutant of each kind of slip, a deliberately broken
+one and a surviving one) through ``tests/test_mutation_benchmark.py``::
+
+    python -m pytest -m slow tests/test_mutation_benchmark.py
+
+Prints one line per mutant and a table per module; exits 0 when every mutant is killed (or argued
+equivalent), 1 when one survived, is broken or is stale, 2 on bad arguments or a failing setup.
 """
 from __future__ import annotations
 
@@ -24,6 +47,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -31,119 +55,480 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 @dataclass(frozen=True)
 class Mutant:
+    """One planted slip: ``old`` (found exactly once in ``file``) replaced by ``new``; ``tests`` the pytest arguments
+    (paths, ``-k`` expressions) run from the copy's root; ``kind`` the kind of slip (rounding direction, off-by-one,
+    dropped term, swapped end, regression); ``equivalent`` an argument why no test can kill it (then it is not run)."""
+
     name: str
+    kind: str
     why: str
     file: str
     old: str
     new: str
-    tests: tuple  # pytest arguments (paths and -k expressions), run from the copy's root
+    tests: tuple
+    equivalent: str = ""
 
 
 MUTANTS = (
-    # -- the mutants named in the issue ---------------------------------------------------------
-    Mutant("certified_lower_from_upper_end",
+    # -- precision, the Renyi odometer, the homogeneous rounds, the verifier, the Monte Carlo check ----
+    Mutant("certified_lower_from_upper_end", "swapped end",
            "(a) precision.certified 'lower' takes the floor of the enclosure's UPPER end",
            "reference/precision.py",
            'raw = libmp.mpf_pos(enc.lo._mpf_, bits, "f")',
            'raw = libmp.mpf_pos(enc.hi._mpf_, bits, "f")',
            ("tests/test_precision.py", "-k", "certified")),
-    Mutant("renyi_odometer_no_union_bound",
+    Mutant("renyi_odometer_no_union_bound", "dropped term",
            "(b) feldman2021 renyi_odometer_zcdp drops log|A| (Ville at delta, not delta/|A|)",
            "reference/bounds/feldman2021.py",
            "a * r + (c.log(k) - c.log(d)) / (a - 1)",
            "a * r + (- c.log(d)) / (a - 1)",
            ("tests/test_reliability_mutants.py", "-k", "renyi")),
-    Mutant("enclosure_half_bits",
+    Mutant("enclosure_half_bits", "rounding direction",
            "(c) precision.enclosure accepts an enclosure half as tight as promised",
            "reference/precision.py",
            "    bits = _target_bits(dps)\n    prec = bits + GUARD_BITS\n",
            "    bits = _target_bits(dps) // 2\n    prec = bits + GUARD_BITS\n",
            ("tests/test_precision.py", "-k", "enclosure")),
-    Mutant("rounds_homogeneous_round_not_floor",
+    Mutant("rounds_homogeneous_round_not_floor", "rounding direction",
            "(d) whitehouse2023 filter_rounds_homogeneous counts the delta'' budget with round()",
            "reference/bounds/whitehouse2023.py",
            "k = min(k, int(d2 / d0))",
            "k = min(k, round(d2 / d0))",
            ("tests/test_reliability_mutants.py", "-k", "homogeneous")),
-    Mutant("verifier_upper_weight_rounded_down",
+    Mutant("verifier_upper_weight_rounded_down", "rounding direction",
            "(e) verify/engine.py: the upper weight rounded down to a double (1 ulp below the enclosure)",
            "reference/verify/engine.py",
            'hi[i] = _to_float(b, "c")',
            'hi[i] = _to_float(b, "f")',
            ("tests/test_reliability_mutants.py", "-k", "verifier")),
-    Mutant("mc_check_rejects_above_1_01",
+    Mutant("mc_check_rejects_above_1_01", "off-by-one",
            "(f) martingales one-step Monte Carlo check rejects only a lower bound above 1.01",
            "reference/martingales/processes.py",
            "rejected = [o for o in out if o[3] > 1.0]",
            "rejected = [o for o in out if o[3] > 1.01]",
            ("tests/test_reliability_mutants.py", "-k", "monte_carlo")),
     # -- classics ------------------------------------------------------------------------------
-    Mutant("factor_2_in_a_log",
+    Mutant("factor_2_in_a_log", "dropped term",
            "classic: a factor 2 on log(1/delta) in the Renyi odometer",
            "reference/bounds/feldman2021.py",
            "a * r + (c.log(k) - c.log(d)) / (a - 1)",
            "a * r + (c.log(k) - 2 * c.log(d)) / (a - 1)",
            ("tests/test_reliability_mutants.py", "-k", "renyi")),
-    Mutant("dropped_union_bound_grid_size",
+    Mutant("dropped_union_bound_grid_size", "dropped term",
            "classic: dropped union bound, |A| counted as 1",
            "reference/bounds/feldman2021.py",
            "k = Fraction(len(set(grid)))",
            "k = Fraction(1)",
            ("tests/test_reliability_mutants.py", "-k", "renyi")),
-    Mutant("lt_for_le_in_zcdp_filter",
+    Mutant("lt_for_le_in_zcdp_filter", "off-by-one",
            "classic: '>=' for '>' in the ZCDP filter (a step that exactly fills rho is refused)",
            "reference/accountants/whitehouse2023.py",
            'if self._rho_spent + r > self._p["rho"]:',
            'if self._rho_spent + r >= self._p["rho"]:',
            ("tests/test_reliability.py", "-k", "ten_thousand")),
-    Mutant("directed_decimal_never_rounds_up",
+    Mutant("directed_decimal_never_rounds_up", "rounding direction",
            "classic: directed_decimal drops the 'round up' step (upper bounds print below the value)",
            "reference/precision.py",
            "    n = fl + 1 if up else fl\n",
            "    n = fl\n",
            ("tests/test_precision.py", "-k", "directed_decimal")),
-    Mutant("state_json_decimal_only",
+    Mutant("state_json_decimal_only", "regression",
            "regression: to_json writes str(q) for every value (the 4300-digit int/str limit again)",
            "reference/accountants/base.py",
            "    if max(abs(num).bit_length(), den.bit_length()) <= _HEX_ABOVE_BITS:\n",
            "    if True:\n",
            ("tests/test_reliability.py", "-k", "ten_thousand or tiny_step or hex")),
-    Mutant("plain_lock",
+    Mutant("plain_lock", "regression",
            "regression: threading.Lock instead of RLock (a rule reading its own filter deadlocks)",
            "reference/accountants/base.py",
            "self._lock = threading.RLock()  # re-entrant",
            "self._lock = threading.Lock()  # re-entrant",
            ("tests/test_reliability.py", "-k", "reentrant")),
-    Mutant("hmac_not_checked",
+    Mutant("hmac_not_checked", "dropped term",
            "regression: from_dict accepts a keyed state without checking its HMAC",
            "reference/accountants/base.py",
            "            if not isinstance(d[\"hmac\"], str) or not hmac.compare_digest(d[\"hmac\"], _mac(key, body)):\n",
            "            if not isinstance(d[\"hmac\"], str):\n",
            ("tests/test_reliability.py", "-k", "hmac or raising_eps or truncated or wrong_key")),
-    Mutant("filter_charges_rounded_value",
+    Mutant("filter_charges_rounded_value", "swapped end",
            "regression: a filter charges a value rounded to nearest instead of its enclosure's upper end",
            "reference/precision.py",
            "    if end is not None and isinstance(value, Certified) and value.exact is None:\n",
            "    if False:\n",
            ("tests/test_exact_outputs.py",)),
-    Mutant("rational_forgets_exact",
+    Mutant("rational_forgets_exact", "rounding direction",
            "regression: a rational result (rho = 1/200) is parsed at its rounded binary value",
            "reference/precision.py",
            "    return Certified._make(v._mpf_, v.lower._mpf_, v.upper._mpf_, q)\n",
            "    return Certified._make(v._mpf_, v.lower._mpf_, v.upper._mpf_, None)\n",
            ("tests/test_exact_outputs.py",)),
-    Mutant("pld_product_rounded_down",
+    Mutant("pld_product_rounded_down", "rounding direction",
            "the PLD engine's exact products truncated instead of rounded up (the composed vector is no longer an upper bound)",
            "reference/profiles/sgm_pld.py",
            "    carry = rem\n",
            "    carry = np.zeros(n, dtype=bool)\n",
            ("proofs/test_sgm_pld_certified.py",)),
-    Mutant("pld_lower_forgets_eta",
+    Mutant("pld_lower_forgets_eta", "dropped term",
            "the PLD lower end drops the Azuma-Hoeffding failure probability exp(-2 t^2/(K h^2))",
            "reference/profiles/sgm_pld.py",
            "            best = max(best, Sv - eta_hi)\n",
            "            best = max(best, Sv)\n",
            ("proofs/test_sgm_pld_certified.py", "tests/test_sgm_pld.py")),
+    # -- the PLD engine: the eps upper end ---------------------------------------------------------
+    Mutant("pld_eps_upper_one_grid_step_low", "off-by-one",
+           "the PLD eps bracket's upper end read one grid step below the certified point (delta_upper there exceeds delta)",
+           "reference/profiles/sgm_pld.py",
+           "        hi = mpmath.inf if hi_ is None else round_up(hi_, 30)\n",
+           "        hi = mpmath.inf if hi_ is None else round_up(hi_ - self.h, 30)\n",
+           ("tests/test_sgm_pld.py", "-k", "eps_bracket_ends")),
+    Mutant("pld_first_index_off_by_one", "off-by-one",
+           "the PLD upper end sums from the first grid loss at or below eps (a term with a negative weight enters)",
+           "reference/profiles/sgm_pld.py",
+           "math.floor(eps / self.h) + 1 - self.base",
+           "math.floor(eps / self.h) - self.base",
+           ("tests/test_sgm_pld.py", "-k", "quadrature or eps_bracket_ends")),
+    # -- check: verdicts and the routes of mixtures ------------------------------------------------
+    Mutant("check_tight_from_inexact_bracket", "dropped term",
+           "check prints 'valid and tight' from an inexact bracket (the exactness condition dropped)",
+           "reference/profiles/check.py",
+           "gap <= t * max(ehi, Fraction(1, 10 ** 30)) and eb.exact\n",
+           "gap <= t * max(ehi, Fraction(1, 10 ** 30))\n",
+           ("tests/test_check.py", "tests/test_bracket_definitions.py", "-k", "tight or verdict")),
+    Mutant("check_zcdp_gaussian_rho_is_mu2", "dropped term",
+           "a zCDP + Gaussian mixture charges each Gaussian rho = mu^2 instead of mu^2/2",
+           "reference/profiles/check.py",
+           "        low = _gaussian(2 * rho, quantity, at, dps)\n",
+           "        rho += _gauss_mu2([s for s in steps if s.mechanism == \"gaussian\"]) / 2\n"
+           "        low = _gaussian(2 * rho, quantity, at, dps)\n",
+           ("tests/test_check.py", "tests/test_bracket_definitions.py", "-k", "zcdp or mixture")),
+    Mutant("check_total_variation_rounded_down", "rounding direction",
+           "the total variation bound 1 - prod (1 - q_i)^k_i on delta rounded down instead of up",
+           "reference/profiles/check.py",
+           "zip(x, ns)), c.mpf(0))), qs, \"upper\", dps)",
+           "zip(x, ns)), c.mpf(0))), qs, \"lower\", dps)",
+           ("tests/test_bracket_definitions.py", "-k", "total_variation")),
+    Mutant("check_huge_zcdp_tail_halved", "dropped term",
+           "beyond the Gaussian route, delta(eps) <= exp(-(eps - rho)^2/(2 rho)): the 4 of bun2016 Prop. 1.3 halved",
+           "reference/profiles/check.py",
+           "c.exp(-(e - r) ** 2 / (4 * r))",
+           "c.exp(-(e - r) ** 2 / (2 * r))",
+           ("tests/test_check_robustness.py", "tests/test_bracket_definitions.py", "-k", "huge or zcdp")),
+    # -- the command line of check -----------------------------------------------------------------
+    Mutant("cli_check_bracket_ends_swapped", "swapped end",
+           "check prints the delta bracket as [upper, lower]",
+           "reference/cli/check.py",
+           "[{d['lower']}, {d['upper']}]",
+           "[{d['upper']}, {d['lower']}]",
+           ("tests/test_check.py", "tests/test_bracket_definitions.py", "-k", "cli")),
+    Mutant("cli_check_bracket_called_exact", "swapped end",
+           "check labels an inexact bracket 'exact profile'",
+           "reference/cli/check.py",
+           'kind = "exact profile" if eb.exact else',
+           'kind = "exact profile" if not eb.exact else',
+           ("tests/test_check.py", "tests/test_bracket_definitions.py", "-k", "cli")),
+    Mutant("cli_check_refusal_is_status_1", "off-by-one",
+           "check answers an input beyond a stated limit with status 1 (a certified 'invalid') instead of 2",
+           "reference/cli/check.py",
+           "        v = check(steps, args.eps, args.delta, tol=args.tol, binary=args.binary, dps=args.dps, precision=args.precision)\n"
+           "    except ValueError as exc:\n"
+           "        print(error_line(\"check\", str(exc)), file=sys.stderr)\n"
+           "        return 2\n",
+           "        v = check(steps, args.eps, args.delta, tol=args.tol, binary=args.binary, dps=args.dps, precision=args.precision)\n"
+           "    except ValueError as exc:\n"
+           "        print(error_line(\"check\", str(exc)), file=sys.stderr)\n"
+           "        return 1\n",
+           ("tests/test_check.py", "tests/test_check_robustness.py", "tests/test_bracket_definitions.py", "-k", "cli")),
+    # -- the subsampled Gaussian's RDP / binary bracket ------------------------------------------------
+    Mutant("sgm_binary_lower_rounded_up", "rounding direction",
+           "the binary lower end of the subsampled Gaussian's delta rounded up instead of down",
+           "reference/profiles/subsampled_gaussian.py",
+           '    v = certified(formula, (qq, s, tau, e), "lower", dps)\n',
+           '    v = certified(formula, (qq, s, tau, e), "upper", dps)\n',
+           ("tests/test_profiles.py", "tests/test_bracket_definitions.py", "-k", "sgm")),
+    Mutant("sgm_binary_lower_drops_e_eps", "dropped term",
+           "the binary lower end drops the e^eps factor of the hockey-stick (it becomes the total variation)",
+           "reference/profiles/subsampled_gaussian.py",
+           "- c.exp(ev + lc + j * lp0 + (kk - j) * lq0)",
+           "- c.exp(lc + j * lp0 + (kk - j) * lq0)",
+           ("tests/test_profiles.py", "tests/test_bracket_definitions.py", "-k", "sgm")),
+    Mutant("sgm_upper_eps_takes_the_larger", "swapped end",
+           "the eps upper end takes the larger of the integer-order and continuous-order bounds",
+           "reference/profiles/subsampled_gaussian.py",
+           "    return (hc, SOURCE_UP_CONT.format(alpha=alpha)) if hc < hi_int else (hi_int, SOURCE_UP)\n",
+           "    return (hc, SOURCE_UP_CONT.format(alpha=alpha)) if hc > hi_int else (hi_int, SOURCE_UP)\n",
+           ("tests/test_sgm_rdp_continuous.py", "tests/test_bracket_definitions.py", "-k", "never_worse or smaller_of")),
+    # -- pure DP, Laplace, Gaussian profiles; the shared conversions -----------------------------------
+    Mutant("pure_dp_closed_form_tail_halved", "dropped term",
+           "kairouz2015 Thm 3.5's delta(eps) for huge counts with exp(-(eps - F)^2/V) (the 2 of 2V dropped)",
+           "reference/profiles/pure_dp.py",
+           "c.exp(-(x - F(c, *a[:m])) ** 2 / (2 * v))",
+           "c.exp(-(x - F(c, *a[:m])) ** 2 / v)",
+           ("tests/test_check_robustness.py", "tests/test_bracket_definitions.py", "-k", "huge_rr or closed_form")),
+    Mutant("pure_dp_basic_lower_end_swapped", "swapped end",
+           "at eps >= sum k_i eps_i the lower end 1 - P is formed from P rounded down (it lands above the truth)",
+           "reference/profiles/pure_dp.py",
+           '        lows.append(mpmath.fsub(1, _keep(tr, dps + 5, "upper"), prec=bits, rounding="d"))\n',
+           '        lows.append(mpmath.fsub(1, _keep(tr, dps + 5, "lower"), prec=bits, rounding="d"))\n',
+           ("tests/test_check_robustness.py", "tests/test_bracket_definitions.py", "-k", "pure or basic")),
+    Mutant("laplace_rr_threshold_loses_half", "dropped term",
+           "the randomized response a Laplace step dominates taken as log(2 e^eps0 - 1) (the /2 dropped)",
+           "reference/profiles/laplace.py",
+           "c.log(2 * c.exp(x / 2) - 1)",
+           "c.log(2 * c.exp(x) - 1)",
+           ("tests/test_check_robustness.py", "tests/test_bracket_definitions.py", "-k", "laplace")),
+    Mutant("laplace_sensitivity_inverted", "swapped end",
+           "a Laplace step of scale b and sensitivity s read as eps0 = b/s instead of s/b",
+           "reference/profiles/laplace.py",
+           "        e0 = sensitivity / x\n",
+           "        e0 = x / sensitivity\n",
+           ("tests/test_profiles.py", "tests/test_bracket_definitions.py", "-k", "laplace")),
+    Mutant("gaussian_profile_ends_swapped", "swapped end",
+           "the Gaussian profile module exports the lower end as gdp_delta and the upper end as gdp_delta_lower",
+           "reference/profiles/gaussian.py",
+           "gdp_compose_mu, gdp_delta, gdp_delta_lower, gdp_eps",
+           "gdp_compose_mu, gdp_delta_lower as gdp_delta, gdp_delta as gdp_delta_lower, gdp_eps",
+           ("tests/test_profiles.py", "tests/test_bracket_definitions.py", "-k", "gaussian or gdp")),
+    Mutant("gaussian_profile_upper_is_lower", "swapped end",
+           "the Gaussian profile module's gdp_delta (an upper bound) is the certified lower end",
+           "reference/profiles/gaussian.py",
+           "gdp_compose_mu, gdp_delta, gdp_delta_lower, gdp_eps",
+           "gdp_compose_mu, gdp_delta_lower as gdp_delta, gdp_delta_lower, gdp_eps",
+           ("tests/test_profiles.py", "tests/test_bracket_definitions.py", "-k", "gaussian or gdp")),
+    Mutant("round_up_rounds_down", "rounding direction",
+           "conversions.round_up rounds towards -inf",
+           "reference/profiles/conversions.py",
+           "    return mpmath.mp.make_mpf(libmp.from_rational(q.numerator, q.denominator, _bits(dps), _C))\n",
+           "    return mpmath.mp.make_mpf(libmp.from_rational(q.numerator, q.denominator, _bits(dps), _F))\n",
+           ("tests/test_check_robustness.py", "tests/test_bracket_definitions.py", "-k", "delta_zero or round")),
+    Mutant("integer_order_takes_the_worst", "swapped end",
+           "the integer-order RDP conversion keeps the worst of the candidate orders",
+           "reference/profiles/conversions.py",
+           "        if best is None or e < best[0]:\n",
+           "        if best is None or e > best[0]:\n",
+           ("tests/test_check.py", "tests/test_bracket_definitions.py", "-k", "zcdp or minimum_over")),
+    # -- golden vectors, catalog values, peers, the executor ---------------------------------------------
+    Mutant("vector_lower_double_not_directed", "rounding direction",
+           "a golden vector's lower double is the nearest double, not the one below the lower end",
+           "reference/profiles/vectors.py",
+           "    if Fraction(f) > q:\n        f = math.nextafter(f, -math.inf)\n",
+           "    if False:\n        f = math.nextafter(f, -math.inf)\n",
+           ("tests/test_vectors.py", "-k", "directed or regenerated")),
+    Mutant("vector_grade_at_the_lower_double", "off-by-one",
+           "grading calls a value equal to the lower double anti-conservative",
+           "reference/profiles/vectors.py",
+           "    if value < lo:\n",
+           "    if value <= lo:\n",
+           ("tests/test_vectors.py", "-k", "grading")),
+    Mutant("catalog_value_rounded_to_nearest", "rounding direction",
+           "catalog values written rounded to nearest instead of in the entry's direction",
+           "reference/profiles/catalog_vectors.py",
+           '    case["value"] = directed_decimal(v, DIGITS, direction)\n',
+           '    case["value"] = directed_decimal(v, DIGITS, "exact")\n',
+           ("tests/test_vectors.py", "-k", "catalog_values_are_current")),
+    Mutant("catalog_enclosure_lower_rounded_up", "rounding direction",
+           "a catalog value's enclosure has its lower end rounded up",
+           "reference/profiles/catalog_vectors.py",
+           '        case["enclosure"] = [directed_decimal(v.lower, DIGITS, "lower"), directed_decimal(v.upper, DIGITS, "upper")]\n',
+           '        case["enclosure"] = [directed_decimal(v.lower, DIGITS, "upper"), directed_decimal(v.upper, DIGITS, "upper")]\n',
+           ("tests/test_vectors.py", "-k", "catalog_values_are_current")),
+    Mutant("peers_grade_labels_swapped", "swapped end",
+           "the crosscheck labels an anti-conservative answer 'conservative'",
+           "reference/profiles/peers.py",
+           '            if g == "ANTI-CONSERVATIVE":\n                row["verdict"] = f"ANTI-CONSERVATIVE by',
+           '            if g == "conservative":\n                row["verdict"] = f"ANTI-CONSERVATIVE by',
+           ("tests/test_check.py", "-k", "crosscheck")),
+    Mutant("peers_rr_noise_halved", "dropped term",
+           "dp_accounting's randomized-response noise parameter formed as 1/(1 + e^eps0) (the 2 dropped)",
+           "reference/profiles/peers.py",
+           "    return 2.0 / (1.0 + math.exp(eps0))\n",
+           "    return 1.0 / (1.0 + math.exp(eps0))\n",
+           ("tests/test_crosscheck_peers.py", "tests/test_bracket_definitions.py", "-k", "randomized_response or rr_noise")),
+    Mutant("executor_pool_reverses_order", "swapped end",
+           "the process pool returns the results in reverse order",
+           "reference/profiles/executor.py",
+           "        futs = {self._pool.submit(fn, x): i for i, x in enumerate(items)}\n",
+           "        futs = {self._pool.submit(fn, x): len(items) - 1 - i for i, x in enumerate(items)}\n",
+           ("tests/test_executor.py", "-k", "keeps_the_order")),
+    Mutant("executor_zero_interval_accepted", "off-by-one",
+           "a progress interval of 0 seconds is accepted (a line per item) instead of falling back to the default",
+           "reference/profiles/executor.py",
+           "    return v if v > 0 else DEFAULT_INTERVAL_S\n",
+           "    return v if v >= 0 else DEFAULT_INTERVAL_S\n",
+           ("tests/test_executor.py", "-k", "interval")),
+    # -- the Gaussian-DP filter (smith2022), its accountant and verifier adapters ------------------------
+    Mutant("gdp_rounds_gaussian_one_without_budget", "off-by-one",
+           "gdp_filter_rounds_gaussian returns 1 where not one step fits",
+           "reference/bounds/smith2022.py",
+           "    m0 = check(\"mu0\", mu0, P)\n    e = check(\"eps\", eps, P)\n    d = check(\"delta\", delta, U)\n"
+           "    from .dong2022 import gdp_mu\n\n    est = int(float(gdp_mu(e, d, dps=15)) ** 2 / float(m0) ** 2)\n"
+           "    return last_true(lambda k: k == 0 or",
+           "    m0 = check(\"mu0\", mu0, P)\n    e = check(\"eps\", eps, P)\n    d = check(\"delta\", delta, U)\n"
+           "    from .dong2022 import gdp_mu\n\n    est = int(float(gdp_mu(e, d, dps=15)) ** 2 / float(m0) ** 2)\n"
+           "    return last_true(lambda k: k <= 1 or",
+           ("tests/test_conservative_inputs.py", "-k", "zero_steps")),
+    Mutant("gdp_rounds_dp_one_without_budget", "off-by-one",
+           "gdp_filter_rounds_dp returns 1 where not one step fits",
+           "reference/bounds/smith2022.py",
+           "    m0 = dp_step_mu_q(e0)\n    from .dong2022 import gdp_mu\n\n"
+           "    est = int(float(gdp_mu(e, d, dps=15)) ** 2 / float(m0) ** 2)\n    return last_true(lambda k: k == 0 or",
+           "    m0 = dp_step_mu_q(e0)\n    from .dong2022 import gdp_mu\n\n"
+           "    est = int(float(gdp_mu(e, d, dps=15)) ** 2 / float(m0) ** 2)\n    return last_true(lambda k: k <= 1 or",
+           ("tests/test_conservative_inputs.py", "-k", "zero_steps")),
+    Mutant("gdp_step_mu_rounded_down", "rounding direction",
+           "the GDP charge of an eps-DP step, 2 Phi^-1(e^eps/(1 + e^eps)), rounded down",
+           "reference/bounds/smith2022.py",
+           "    raw = libmp.from_rational(2 * good.numerator, good.denominator, bits, _C)\n",
+           "    raw = libmp.from_rational(2 * good.numerator, good.denominator, bits, _F)\n",
+           ("proofs/test_smith2022_dp_to_gdp.py",)),
+    Mutant("gdp_admits_mu2_for_mu", "dropped term",
+           "the GDP filter evaluates the curve at mu = S instead of sqrt(S)",
+           "reference/bounds/smith2022.py",
+           "_delta_formula(c, e, c.sqrt(s)) - d",
+           "_delta_formula(c, e, s) - d",
+           ("proofs/test_smith2022_gdp_filter.py",)),
+    Mutant("gdp_filter_sigma_upper_end", "swapped end",
+           "GaussianDPFilter reads an inexact sigma at its upper end (mu = 1/sigma too small)",
+           "reference/accountants/smith2022.py",
+           '        s = check("sigma", sigma, _P, end="lower")\n',
+           '        s = check("sigma", sigma, _P, end="upper")\n',
+           ("tests/test_conservative_inputs.py", "-k", "certified")),
+    Mutant("gdp_filter_eps_step_lower_end", "swapped end",
+           "GaussianDPFilter charges an inexact eps_t at its lower end",
+           "reference/accountants/smith2022.py",
+           '        e = check("eps_t", eps_t, _NN, end="upper")\n',
+           '        e = check("eps_t", eps_t, _NN, end="lower")\n',
+           ("tests/test_conservative_inputs.py", "-k", "certified")),
+    Mutant("gdp_filter_mu_step_lower_end", "swapped end",
+           "GaussianDPFilter.run_gdp charges an inexact mu_t at its lower end",
+           "reference/accountants/smith2022.py",
+           '        return self._decide(check("mu_t", mu_t, _NN, end="upper"), True, True)\n',
+           '        return self._decide(check("mu_t", mu_t, _NN, end="lower"), True, True)\n',
+           ("tests/test_conservative_inputs.py", "-k", "certified")),
+    Mutant("budget_end_upper", "swapped end",
+           "filters read an inexact budget (eps, delta, B) at its upper end",
+           "reference/accountants/base.py",
+           '                self._p[name] = check(name, v, dom, end=self._PARAM_ENDS.get(name, "lower"))\n',
+           '                self._p[name] = check(name, v, dom, end=self._PARAM_ENDS.get(name, "upper"))\n',
+           ("tests/test_conservative_inputs.py", "-k", "certified")),
+    # -- the calibrated Renyi and zCDP filters ---------------------------------------------------------
+    Mutant("calibrated_renyi_one_without_budget", "off-by-one",
+           "the calibrated Renyi filter's count is 1 where not one step fits",
+           "reference/bounds/calibrated.py",
+           "    return last_true(lambda k: k == 0 or calibrated_renyi_admits(alpha, B, ((eps0, k),)), int(est))\n",
+           "    return last_true(lambda k: k <= 1 or calibrated_renyi_admits(alpha, B, ((eps0, k),)), int(est))\n",
+           ("tests/test_conservative_inputs.py", "-k", "zero_steps")),
+    Mutant("calibrated_zcdp_one_without_budget", "off-by-one",
+           "the calibrated zCDP filter's count is 1 where not one step fits",
+           "reference/bounds/calibrated.py",
+           "    return last_true(lambda k: k == 0 or rr_zcdp_admits(rho, ((e0, k),)), int(est))\n",
+           "    return last_true(lambda k: k <= 1 or rr_zcdp_admits(rho, ((e0, k),)), int(est))\n",
+           ("tests/test_conservative_inputs.py", "-k", "zero_steps")),
+    Mutant("cks_budget_rounded_up", "rounding direction",
+           "the Renyi budget B(alpha) of the calibrated filter rounded up instead of down",
+           "reference/bounds/calibrated.py",
+           '    return certified(_budget_formula, (a, e, d), "lower", dps)\n',
+           '    return certified(_budget_formula, (a, e, d), "upper", dps)\n',
+           ("proofs/test_feldman2021_calibrated.py", "tests/test_conservative_inputs.py", "-k", "budget")),
+    Mutant("verify_gdp_adapter_drops_square", "dropped term",
+           "the GDP verifier adapter rebuilds S = sum mu instead of sum mu^2",
+           "reference/verify/calibrated.py",
+           "        o._S = sum((c * o._dp(x) ** 2 for x, c in state.eps_counts().items()), Fraction(0))\n",
+           "        o._S = sum((c * o._dp(x) for x, c in state.eps_counts().items()), Fraction(0))\n",
+           ("proofs/test_smith2022_gdp_filter.py", "-k", "adapter")),
+    Mutant("verify_naive_gdp_control_made_valid", "swapped end",
+           "the naive-GDP negative control charges the true mu(eps) (the control no longer fails)",
+           "reference/verify/calibrated.py",
+           "        o._S = sum((c * (x / 2) ** 2 for x, c in state.eps_counts().items()), Fraction(0))\n"
+           "        return o.can_run_gdp(e / 2)\n",
+           "        o._S = sum((c * o._dp(x) ** 2 for x, c in state.eps_counts().items()), Fraction(0))\n"
+           "        return o.can_run_dp(e)\n",
+           ("proofs/test_smith2022_gdp_filter.py", "-k", "verifier")),
+    # -- the planner --------------------------------------------------------------------------------------
+    Mutant("planner_zcdp_gaussian_charged_mu2", "dropped term",
+           "the planner's zCDP rows charge a Gaussian step mu^2 instead of mu^2/2",
+           "reference/bounds/planner.py",
+           "        gauss = sum((c * s.value ** 2 / 2 for s, c in runs.items() if s.kind == \"gdp\"), Fraction(0))\n",
+           "        gauss = sum((c * s.value ** 2 for s, c in runs.items() if s.kind == \"gdp\"), Fraction(0))\n",
+           ("tests/test_plan.py", "tests/test_conservative_inputs.py", "-k", "gaussian or plan")),
+    Mutant("planner_renyi_gaussian_drops_alpha", "dropped term",
+           "the planner's Renyi rows charge a Gaussian step mu^2/2 instead of alpha mu^2/2",
+           "reference/bounds/planner.py",
+           "            gauss = sum((c * a * s.value ** 2 / 2 for s, c in runs.items() if s.kind == \"gdp\"), Fraction(0))\n",
+           "            gauss = sum((c * s.value ** 2 / 2 for s, c in runs.items() if s.kind == \"gdp\"), Fraction(0))\n",
+           ("tests/test_plan.py", "-k", "gaussian")),
+    Mutant("planner_recommends_the_fewest", "swapped end",
+           "the planner sorts its rows by rounds ascending (recommends the filter admitting the fewest)",
+           "reference/bounds/planner.py",
+           '    rows.sort(key=lambda r: -r["rounds"])\n',
+           '    rows.sort(key=lambda r: r["rounds"])\n',
+           ("tests/test_plan.py",)),
+    # -- the falsifier --------------------------------------------------------------------------------------
+    Mutant("falsify_dp_test_strict", "off-by-one",
+           "the exact DP test refuses a step whose reveal mass equals delta (pS < delta for pS <= delta)",
+           "reference/falsify/laws.py",
+           "    if pS <= delta:\n",
+           "    if pS < delta:\n",
+           ("proofs/test_falsifier.py", "tests/test_falsifier_units.py")),
+    Mutant("falsify_pdp_one_tail", "dropped term",
+           "the exact pDP test counts only the upper tail of the loss",
+           "reference/falsify/laws.py",
+           "compare_exp_rational(eps, a / b) < 0 or compare_exp_rational(-eps, a / b) > 0:",
+           "compare_exp_rational(eps, a / b) < 0:",
+           ("proofs/test_falsifier.py", "tests/test_falsifier_units.py")),
+    Mutant("falsify_candidates_above_e_eps", "rounding direction",
+           "the DP candidates are built on a rational ratio above e^eps (randomized response itself drops out)",
+           "reference/falsify/laws.py",
+           "    r = rational_below_exp(eps, digits) if eps > 0 else Fraction(1)\n",
+           "    r = rational_above_exp(eps, digits) if eps > 0 else Fraction(1)\n",
+           ("proofs/test_falsifier.py", "tests/test_falsifier_units.py")),
+    Mutant("falsify_hockey_lower_from_upper", "swapped end",
+           "the engine's certified lower end of the hockey-stick uses the lower rational of e^eps",
+           "reference/falsify/engine.py",
+           "        lo += pm * max(Fraction(0), 1 - e_hi / R)\n",
+           "        lo += pm * max(Fraction(0), 1 - e_lo / R)\n",
+           ("proofs/test_falsifier.py", "tests/test_falsifier_units.py")),
+    Mutant("falsify_two_sided_lower_tail_dropped", "dropped term",
+           "two-sided odometers are only checked against the upper tail of the loss",
+           "reference/falsify/engine.py",
+           "        return c2 > 0 or (at_eq and c2 == 0)\n",
+           "        return False\n",
+           ("proofs/test_falsifier.py", "tests/test_falsifier_units.py")),
+    Mutant("falsify_conversion_one_tail", "dropped term",
+           "the DP -> pDP conversion search counts only the upper tail of |L| > 2 eps",
+           "reference/falsify/search.py",
+           " or compare_exp_rational(-2 * e, a / b) > 0):",
+           "):",
+           ("proofs/test_falsifier.py", "tests/test_falsifier_units.py")),
+    Mutant("falsify_search_first_adversary_only", "dropped term",
+           "the search runs only the first adversary of each menu",
+           "reference/falsify/search.py",
+           "            for adv in adversaries_for(len(menu)):\n",
+           "            for adv in adversaries_for(len(menu))[:1]:\n",
+           ("proofs/test_falsifier.py", "tests/test_falsifier_units.py")),
+    Mutant("falsify_printed_odometer_off_by_one", "off-by-one",
+           "a printed odometer stops bounding when the spent delta equals delta'' (>= for >)",
+           "reference/falsify/claims.py",
+           "        if state.delta_spent > self.delta_second:\n",
+           "        if state.delta_spent >= self.delta_second:\n",
+           ("proofs/test_falsifier.py", "tests/test_falsifier_units.py")),
+    Mutant("falsify_least_extreme_laws_first", "swapped end",
+           "the probes keep the least extreme candidate laws",
+           "reference/falsify/claims.py",
+           "            cand.sort(key=_extremeness, reverse=True)\n",
+           "            cand.sort(key=_extremeness, reverse=False)\n",
+           ("proofs/test_falsifier.py", "tests/test_falsifier_units.py")),
+    Mutant("verifier_menu_odometer_family_swapped", "swapped end",
+           "the general-law table gives pDP odometers pure laws and pure odometers pDP laws",
+           "reference/falsify/verifier_menu.py",
+           '        return "pdp" if target.supports_delta else "pure"\n',
+           '        return "pure" if target.supports_delta else "pdp"\n',
+           ("tests/test_conservative_inputs.py", "-k", "family")),
+    Mutant("verifier_menu_filters_never_get_delta", "dropped term",
+           "the general-law table gives every filter pure laws (delta_n > 0 never tried)",
+           "reference/falsify/verifier_menu.py",
+           '    return "dp" if target.supports_delta else "pure"\n',
+           '    return "pure"\n',
+           ("tests/test_conservative_inputs.py", "-k", "family")),
 )
 
 
@@ -152,63 +537,230 @@ def _ignore(_dir, names):
                                        "fullyadaptive-report", "out") or n.endswith(".egg-info")]
 
 
-def _pytest(copy: str, args: tuple, timeout: int) -> tuple[str, float, str]:
+def make_copy(dest: str, rev: str | None = None) -> str:
+    """A copy of the repository at ``dest/repo``: the working tree (``rev`` None) or the commit ``rev`` (git archive)."""
+    copy = os.path.join(dest, "repo")
+    if os.path.exists(copy):
+        shutil.rmtree(copy)
+    if rev is None:
+        shutil.copytree(ROOT, copy, ignore=_ignore)
+        return copy
+    os.makedirs(copy)
+    archive = subprocess.run(["git", "-C", ROOT, "archive", "--format=tar", rev], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", copy], input=archive, check=True)
+    return copy
+
+
+@dataclass(frozen=True)
+class Run:
+    """The outcome of one pytest run: ``verdict`` is killed / survived / broken, ``detail`` says why."""
+
+    verdict: str
+    detail: str
+    seconds: float = 0.0
+
+
+def _junit_counts(xml_text: str) -> dict:
+    """Counts from a JUnit XML report: passed, failed (failures and setup/teardown errors), collection errors, skipped,
+    and the first failing test's id."""
+    root = ET.fromstring(xml_text)
+    out = {"passed": 0, "failed": 0, "collection": 0, "skipped": 0, "first": ""}
+    for case in root.iter("testcase"):
+        name = ".".join(x for x in (case.get("classname", ""), case.get("name", "")) if x)
+        failure, error, skipped = case.find("failure"), case.find("error"), case.find("skipped")
+        if failure is not None or (error is not None and error.get("message", "") != "collection failure"):
+            out["failed"] += 1
+            out["first"] = out["first"] or name
+        elif error is not None:
+            out["collection"] += 1
+            out["first"] = out["first"] or name
+        elif skipped is not None:
+            out["skipped"] += 1
+        else:
+            out["passed"] += 1
+    return out
+
+
+def classify(returncode: int, xml_text: str | None) -> tuple[str, str]:
+    """(verdict, detail) of a pytest run from its exit status and its JUnit XML report (module docstring).
+
+    A kill needs a test that ran and failed, read from the report: exit status 1 alone is not
+    enough (a failing setup of the whole session also gives 1), and status 2 is also the status of
+    a collection error or of an interrupted run, which under ``-x`` (and pytest-xdist) may follow a
+    real failure.
+    """
+    if returncode in (3, 4, 5):
+        return "broken", {3: "pytest internal error", 4: "pytest usage error", 5: "no tests collected"}[returncode]
+    if not xml_text:
+        return "broken", f"exit status {returncode} and no JUnit report"
+    try:
+        c = _junit_counts(xml_text)
+    except ET.ParseError as exc:
+        return "broken", f"exit status {returncode}, unreadable JUnit report ({exc})"
+    if c["collection"]:
+        return "broken", f"collection error in {c['first']}"
+    if c["failed"]:
+        return "killed", f"{c['failed']} failed, first {c['first']}"
+    if not c["passed"]:
+        return "broken", f"no test ran ({c['skipped']} skipped)"
+    if returncode == 0:
+        return "survived", f"{c['passed']} passed"
+    return "broken", f"exit status {returncode} without a failing test ({c['passed']} passed)"
+
+
+def run_pytest(copy: str, args: tuple, timeout: int, workers: int = 0) -> Run:
+    """Run ``pytest args`` in the copy (the project's addopts replaced: -x, ``workers`` xdist workers or none)."""
     env = dict(os.environ, PYTHONPATH=copy, HYPOTHESIS_PROFILE="ci", PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-W", "ignore::UserWarning", *args]
+    fd, xml = tempfile.mkstemp(prefix="junit-", suffix=".xml", dir=os.path.dirname(copy))
+    os.close(fd)
+    os.unlink(xml)
+    opts = ["-o", "addopts=", "-p", "no:cacheprovider"] + (["-n", str(workers), "--dist", "loadfile"] if workers else [])
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", *opts, "-W", "ignore::UserWarning", f"--junitxml={xml}", *args]
     t = time.perf_counter()
     try:
         p = subprocess.run(cmd, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return "timeout", time.perf_counter() - t, ""
-    tail = (p.stdout.strip().splitlines() or [""])[-1]
-    return ("pass" if p.returncode == 0 else f"fail(rc={p.returncode})"), time.perf_counter() - t, tail
+        return Run("killed", f"timeout after {timeout} s", time.perf_counter() - t)
+    finally:
+        secs = time.perf_counter() - t
+    try:
+        with open(xml, encoding="utf-8") as fh:
+            text = fh.read()
+        os.unlink(xml)
+    except OSError:
+        text = None
+    verdict, detail = classify(p.returncode, text)
+    if verdict == "broken" and p.returncode in (3, 4) and p.stderr.strip():
+        detail += ": " + p.stderr.strip().splitlines()[-1][:120]
+    return Run(verdict, detail, secs)
+
+
+def _imports_from_copy(copy: str) -> str | None:
+    """None when ``reference`` is imported from the copy (not from an installed or editable package), else where from."""
+    env = dict(os.environ, PYTHONPATH=copy, PYTHONDONTWRITEBYTECODE="1")
+    p = subprocess.run([sys.executable, "-c", "import reference; print(reference.__file__)"], cwd=copy, env=env,
+                       capture_output=True, text=True)
+    where = p.stdout.strip()
+    return None if where.startswith(os.path.join(copy, "")) else (where or p.stderr.strip()[-200:])
+
+
+@dataclass
+class Result:
+    mutant: Mutant
+    outcome: str  # killed, survived, broken, stale, equivalent
+    detail: str
+    seconds: float = 0.0
+
+
+def run_mutants(todo, copy: str, timeout: int, *, workers: int = 0, baseline: bool = True, out=print) -> list[Result]:
+    """Apply each mutant of ``todo`` to the copy in turn, run its selection, restore the file; one :class:`Result` each."""
+    failing: dict[tuple, str] = {}
+    if baseline:
+        for sel in dict.fromkeys(m.tests for m in todo if not m.equivalent):
+            r = run_pytest(copy, sel, timeout * 2, workers)
+            out(f"baseline  {' '.join(sel)[:70]:70s} {r.verdict if r.verdict != 'survived' else 'pass':8s} {r.seconds:6.1f}s  {r.detail}")
+            if r.verdict != "survived":
+                failing[sel] = r.detail
+    results = []
+    for m in todo:
+        if m.equivalent:
+            res = Result(m, "equivalent", m.equivalent)
+        elif m.tests in failing:
+            res = Result(m, "broken", f"the unmutated selection fails ({failing[m.tests]})")
+        else:
+            path = os.path.join(copy, m.file)
+            with open(path, encoding="utf-8") as fh:
+                original = fh.read()
+            n = original.count(m.old)
+            if n != 1:
+                res = Result(m, "stale", f"old text found {n} times in {m.file}")
+            else:
+                try:
+                    with open(path, "w", encoding="utf-8") as fh:
+                        fh.write(original.replace(m.old, m.new))
+                    r = run_pytest(copy, m.tests, timeout, workers)
+                finally:
+                    with open(path, "w", encoding="utf-8") as fh:  # restore
+                        fh.write(original)
+                res = Result(m, r.verdict, r.detail, r.seconds)
+        results.append(res)
+        out(f"{res.outcome.upper() if res.outcome in ('survived', 'broken', 'stale') else res.outcome:10s} "
+            f"{m.name:42s} {res.seconds:6.1f}s  [{m.kind}] {res.detail}")
+    return results
+
+
+OUTCOMES = ("killed", "survived", "broken", "stale", "equivalent")
+
+
+def table(results: list[Result]) -> str:
+    """Outcomes per module (rows in the order of the list) and in total."""
+    per: dict[str, dict[str, int]] = {}
+    for r in results:
+        row = per.setdefault(r.mutant.file, dict.fromkeys(OUTCOMES, 0))
+        row[r.outcome] += 1
+    w = max([len("module")] + [len(f) for f in per])
+    head = f"{'module':{w}s}  mutants  " + "  ".join(f"{o:>10s}" for o in OUTCOMES)
+    lines = [head, "-" * len(head)]
+    tot = dict.fromkeys(OUTCOMES, 0)
+    for f, row in per.items():
+        lines.append(f"{f:{w}s}  {sum(row.values()):7d}  " + "  ".join(f"{row[o]:10d}" for o in OUTCOMES))
+        for o in OUTCOMES:
+            tot[o] += row[o]
+    lines.append("-" * len(head))
+    lines.append(f"{'total':{w}s}  {sum(tot.values()):7d}  " + "  ".join(f"{tot[o]:10d}" for o in OUTCOMES))
+    return "\n".join(lines)
+
+
+def select(pattern: str) -> list[Mutant]:
+    """The mutants whose name or file matches the regular expression ``pattern`` (re.search)."""
+    return [m for m in MUTANTS if re.search(pattern, m.name) or re.search(pattern, m.file)]
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("-k", default="", help="only mutants whose name matches this regular expression (re.search)")
-    ap.add_argument("--timeout", type=int, default=300, help="seconds per test run (default 300)")
+    ap.add_argument("-k", default="", help="only mutants whose name or file matches this regular expression (re.search)")
+    ap.add_argument("--timeout", type=int, default=300, help="seconds per test run (default 300; twice that for a baseline)")
+    ap.add_argument("--workdir", default=None, help="where the copy is made (default: a fresh temporary directory, removed after)")
+    ap.add_argument("--rev", default=None, help="copy this commit (git archive) instead of the working tree")
+    ap.add_argument("--workers", type=int, default=0, help="pytest-xdist workers per run (default 0: none, the selections are small)")
+    ap.add_argument("--no-baseline", action="store_true", help="skip the unmutated runs of the selections")
+    ap.add_argument("--list", action="store_true", help="list the selected mutants and exit")
     args = ap.parse_args(argv)
-    todo = [m for m in MUTANTS if re.search(args.k, m.name)]
+    todo = select(args.k)
     if not todo:
-        print(f"no mutant name matches {args.k!r}; names: {', '.join(m.name for m in MUTANTS)}", file=sys.stderr)
+        print(f"no mutant name or file matches {args.k!r}", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory(prefix="fa-mutation-") as tmp:
-        copy = os.path.join(tmp, "repo")
-        shutil.copytree(ROOT, copy, ignore=_ignore)
-        print(f"copy of {ROOT} in {copy}; {len(todo)} mutants")
-        baseline = sorted({a for m in todo for a in m.tests if a.endswith(".py")})
-        status, secs, tail = _pytest(copy, tuple(baseline), args.timeout * 2)
-        print(f"baseline (unmutated) {' '.join(baseline)}: {status} in {secs:.1f}s  {tail}")
-        if status != "pass":
-            print("the unmutated tests must pass first")
-            return 2
-        killed = survived = stale = 0
+    if args.list:
         for m in todo:
-            path = os.path.join(copy, m.file)
-            with open(path, encoding="utf-8") as fh:
-                original = fh.read()
-            if original.count(m.old) != 1:
-                stale += 1
-                print(f"STALE     {m.name:40s} old text found {original.count(m.old)} times in {m.file}")
-                continue
-            try:
-                with open(path, "w", encoding="utf-8") as fh:
-                    fh.write(original.replace(m.old, m.new))
-                status, secs, tail = _pytest(copy, m.tests, args.timeout)
-            finally:
-                with open(path, "w", encoding="utf-8") as fh:  # restore
-                    fh.write(original)
-            if status == "pass":
-                survived += 1
-                verdict = "SURVIVED"
-            else:
-                killed += 1
-                verdict = "killed"
-            print(f"{verdict:9s} {m.name:40s} {status:12s} {secs:6.1f}s  {m.why}")
-        total = killed + survived + stale
-        print(f"kill rate: {killed}/{total} = {100.0 * killed / max(total, 1):.1f}%  (survived {survived}, stale {stale})")
-        return 0 if killed == total else 1
+            print(f"{m.name:42s} {m.kind:18s} {m.file:40s} {' '.join(m.tests)}" + ("  (equivalent)" if m.equivalent else ""))
+        return 0
+    holder = None
+    if args.workdir:
+        os.makedirs(args.workdir, exist_ok=True)
+        dest = args.workdir
+    else:
+        holder = tempfile.TemporaryDirectory(prefix="fa-mutation-")
+        dest = holder.name
+    try:
+        copy = make_copy(dest, args.rev)
+        where = _imports_from_copy(copy)
+        if where is not None:
+            print(f"the copy does not import its own package (reference comes from {where})", file=sys.stderr)
+            return 2
+        print(f"copy of {ROOT if args.rev is None else ROOT + ' at ' + args.rev} in {copy}; {len(todo)} mutants", flush=True)
+        results = run_mutants(todo, copy, args.timeout, workers=args.workers, baseline=not args.no_baseline,
+                              out=lambda s: print(s, flush=True))
+    finally:
+        if holder is not None:
+            holder.cleanup()
+    print()
+    print(table(results))
+    bad = [r for r in results if r.outcome in ("survived", "broken", "stale")]
+    counted = [r for r in results if r.outcome != "equivalent"]
+    killed = sum(r.outcome == "killed" for r in results)
+    print(f"kill rate: {killed}/{len(counted)} = {100.0 * killed / max(len(counted), 1):.1f}%"
+          + (f"  (not killed: {', '.join(r.mutant.name for r in bad)})" if bad else ""))
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ bracket, only "valid" can be certified.
 """
 from __future__ import annotations
 
-import json
 import math
 from fractions import Fraction as F
 

@@ -17,7 +17,7 @@ import pytest
 
 from reference.falsify import engine as E
 from reference.falsify import search as S
-from reference.falsify.claims import CLAIMS, Probe, _extremeness
+from reference.falsify.claims import Probe, _extremeness
 from reference.falsify.laws import StepLaw, dp_candidates, is_dp, is_pdp, rational_below_exp, rr_atoms
 
 
