@@ -400,9 +400,9 @@ MONOTONE.update({
     "feldman2021_rem4_4_calibrated_rounds": {"eps0": dec("eps0 tanh(eps0/2) increases"), "eps": inc("rho* increases in eps"),
                                              "delta": inc("rho* increases in delta")},
     # ------------------------------------------------------------ game-certified filter
-    "game_filter_budget": {"eps": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"), "delta": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"),
+    "whitehouse2022_game_filter_budget": {"eps": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"), "delta": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"),
                            "grid": no("the unit of the budget changes with the grid (B* counts grid^2 units)")},
-    "game_filter_rounds": {"eps0": no("the grid is eps0: the menu and the unit change with it"), "eps": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"),
+    "whitehouse2022_game_filter_rounds": {"eps0": no("the grid is eps0: the menu and the unit change with it"), "eps": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"),
                            "delta": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*")},
 })
 
@@ -481,8 +481,8 @@ RANGES: dict[str, dict] = {
     "canonne2020_prop12_rdp_budget": {"alpha": (None, "1e6")},
     "feldman2021_thm4_3_calibrated_rounds": {"eps0": ("1/200", "5"), "eps": ("1/10", "10"), "delta": ("1e-12", "1/10")},
     # the game sweep costs about B* x menu x window: keep B* in the hundreds
-    "game_filter_budget": {"eps": ("1/2", "2"), "delta": ("1e-8", "1/10"), "grid": ("1/50", "1/2")},
-    "game_filter_rounds": {"eps0": ("1/50", "1/2"), "eps": ("1/2", "2"), "delta": ("1e-8", "1/10")},
+    "whitehouse2022_game_filter_budget": {"eps": ("1/2", "2"), "delta": ("1e-8", "1/10"), "grid": ("1/50", "1/2")},
+    "whitehouse2022_game_filter_rounds": {"eps0": ("1/50", "1/2"), "eps": ("1/2", "2"), "delta": ("1e-8", "1/10")},
     "feldman2021_rem4_4_calibrated_rounds": {"eps0": ("1/1000", "10"), "eps": ("1/100", "100"), "delta": ("1e-30", "1/2")},
 }
 
@@ -508,8 +508,8 @@ SLOW: dict[str, tuple[int, int]] = {
     "dong2022_cor2_13_eps": (4, 20),
     "dong2022_cor2_13_mu": (4, 20),
     "feldman2021_thm4_3_calibrated_rounds": (2, 20),
-    "game_filter_budget": (3, 20),
-    "game_filter_rounds": (3, 20),
+    "whitehouse2022_game_filter_budget": (3, 20),
+    "whitehouse2022_game_filter_rounds": (3, 20),
     "feldman2021_rem4_4_calibrated_rounds": (3, 20),
     "smith2022_filter_rounds_gaussian": (3, 20),
     "smith2022_filter_rounds_dp": (3, 20),

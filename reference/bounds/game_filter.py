@@ -193,7 +193,7 @@ _grid = Param("grid", _P, default="0.01", doc="grid unit g: steps are charged (g
 _eps0 = Param("eps0", _P, default="0.01", doc="per-step epsilon of the anticipated homogeneous workload (the grid)")
 
 
-@register("game_filter_budget", paper=W22, result="Theorem 1 filter game, reduced to RR by Lemma 3 (budget solved by backward induction)",
+@register("whitehouse2022_game_filter_budget", paper=W22, result="Theorem 1 filter game, reduced to RR by Lemma 3 (budget solved by backward induction)",
           direction="lower", returns="int",
           summary="largest integer budget B (units grid^2) whose exact adaptive game value at (eps, delta) is certified <= delta",
           params=(_eps, _delta, _grid), provenance="derived", validity="valid",
@@ -209,7 +209,7 @@ def game_filter_budget(eps, delta, grid) -> int:
     return game_budget(eps, delta, grid).budget
 
 
-@register("game_filter_rounds", paper=W22, result="Theorem 1 filter game (homogeneous workload on the game filter)",
+@register("whitehouse2022_game_filter_rounds", paper=W22, result="Theorem 1 filter game (homogeneous workload on the game filter)",
           direction="exact", returns="int",
           summary="rounds of eps0-DP steps the game filter with grid eps0 admits: B* (each step is charged 1 unit)",
           params=(_eps0, _eps, _delta), provenance="derived", validity="valid",

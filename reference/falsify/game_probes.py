@@ -167,7 +167,7 @@ def _register_planted() -> None:
     new = [
         Claim("GAME-FILTER", "the game-certified filter (budget B* from the exact adaptive game) makes the stopped "
               "interaction (eps, delta)-DP", "this project (whitehouse2022 Lemma 3 + kairouz2015 Thm 3.3, derived)",
-              ("game_filter_budget", "game_filter_rounds"), "pure", "dp", "valid", none),
+              ("whitehouse2022_game_filter_budget", "whitehouse2022_game_filter_rounds"), "pure", "dp", "valid", none),
         Claim("NC-GAME-BUDGET-PLUS-ONE", "planted: the game filter with budget B* + 1 (the last unit of slack dropped)",
               "planted false rule", (), "pure", "dp", "false", none, control=True),
         Claim("NC-SUM-SQUARES-AT-KOV", "planted: admit while sum eps^2 <= n_KOV eps0^2 (the homogeneous optimum as a budget)",
