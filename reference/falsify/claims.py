@@ -217,7 +217,7 @@ def _rogers_loss_filter_probes(deep):
 
 
 def _quoted_probes(year):
-    fn = wh.rogers_odometer_quoted_2022 if year == 2022 else wh.rogers_odometer_quoted_2023
+    fn = wh.rogers_odometer_quoted_2022_as_printed if year == 2022 else wh.rogers_odometer_quoted_2023_as_printed
 
     def probes(deep):
         out = []
@@ -322,14 +322,14 @@ CLAIMS: list[Claim] = [
           note="Its DP conclusion (R16-THM3-6-FILTER-DP, catalog rogers2016_thm3_6_stop_index) holds; the shipped "
                "filters promise DP only."),
     Claim("W22-LEM4-QUOTED", "Rogers et al.'s odometer as quoted in whitehouse2022 Lemma 4 is a delta'-privacy odometer",
-          "whitehouse2022 Lemma 4", ("whitehouse2022_lem4",), "pure", "loss_tail", "false", _quoted_probes(2022),
+          "whitehouse2022 Lemma 4", ("whitehouse2022_lem4_as_printed",), "pure", "loss_tail", "false", _quoted_probes(2022),
           erratum="W22-LEM4-QUOTE"),
     Claim("W23-LEM3-QUOTED", "Rogers et al.'s odometer as quoted in whitehouse2023 Lemma 3 is a delta'-privacy odometer",
-          "whitehouse2023 Lemma 3", ("whitehouse2023_lem3",), "pure", "loss_tail", "false", _quoted_probes(2023),
+          "whitehouse2023 Lemma 3", ("whitehouse2023_lem3_as_printed",), "pure", "loss_tail", "false", _quoted_probes(2023),
           erratum="W22-LEM4-QUOTE"),
     Claim("W22-LEM1-PRINTED", "(eps, delta)-DP implies (2 eps, 2 delta/(eps e^eps))-pDP",
           "whitehouse2022 Lemma 1 / whitehouse2023 Lemma 2 (as printed)",
-          ("whitehouse2022_lem1_dp_to_pdp_delta", "whitehouse2023_lem2_dp_to_pdp_delta"),
+          ("whitehouse2022_lem1_dp_to_pdp_delta_as_printed", "whitehouse2023_lem2_dp_to_pdp_delta_as_printed"),
           "dp", "pdp_conversion", "false", _pdp_conv_probes, erratum="W22-LEM1-DP-TO-PDP",
           single_step=lambda e, d: _printed_up(wh.dp_to_pdp_delta_as_printed(e, d, dps=40)), conversion_grid=_DP_TO_PDP_GRID),
     Claim("R16-LEM2-3-PRINTED", "(eps, delta)-DP implies (2 eps, 2 delta/e^eps)-pointwise DP",
