@@ -213,3 +213,41 @@ def test_certificate_does_not_depend_on_the_callers_mpmath_precision():
         c = game_budget(1, D6, F(1, 50)).as_dict()
     assert a == b == c
     assert F(a["game_value_at_budget_upper"]) <= D6 < F(a["game_value_above_budget_lower"])
+
+
+def test_reveal_items_against_a_50_digit_recursion():
+    """(eps, delta) items: conditional RR_{eps, delta} reveals with probability delta (payoff 1).  An independent
+    memoised mpmath recursion over (V, delta spent, loss) on the shipped filter's exact decisions contains the engine's
+    value between its certified upper end and the replayed policy's lower end."""
+    from reference.verify.targets import WhitehouseFilter
+
+    menu = [(F(1, 4), F(0)), (F(1, 4), F(1, 40)), (F(1, 2), F(0))]
+    tgt = WhitehouseFilter(1, F(1, 10), F(1, 10))
+    res = optimal_adversary(tgt, menu, 40)
+    rep = verify(tgt, res.adversary, 40)
+    mp = mpmath.mp.clone()
+    mp.dps = 50
+    memo = {}
+    from reference.verify.engine import AccState
+
+    def V(j, dsp, l):  # V = j/16 (units of (1/4)^2), loss = l/4
+        key = (j, dsp, l)
+        if key in memo:
+            return memo[key]
+        best = max(mp.mpf(0), 1 - mp.exp(1 - mp.mpf(l) / 4))
+        st = AccState(F(j, 16), dsp, None, tuple(menu))
+        for e, d in menu:
+            a = int(e * 4)
+            if j + a * a > 40 or not tgt.admits(st, e, d):
+                continue
+            E = mp.exp(mp.mpf(e.numerator) / e.denominator)
+            dm = mp.mpf(d.numerator) / d.denominator
+            v = dm + (1 - dm) * (E / (1 + E) * V(j + a * a, dsp + d, l + a) + 1 / (1 + E) * V(j + a * a, dsp + d, l - a))
+            best = max(best, v)
+        memo[key] = best
+        return best
+
+    exact = F(mpmath.nstr(V(0, F(0), 0), 45))
+    assert F(mpmath.nstr(rep.lo, 40)) * (1 - F(1, 10 ** 30)) <= exact <= res.upper * (1 + F(1, 10 ** 30))
+    assert res.upper - F(mpmath.nstr(rep.lo, 40)) <= exact * F(1, 10 ** 9)
+    assert exact > F(1, 40)  # the reveal items are used

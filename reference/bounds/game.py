@@ -24,7 +24,7 @@ from mpmath.ctx_iv import MPIntervalContext
 from ..catalog import cites
 from ..precision import Domain, check, mpf_to_fraction
 
-__all__ = ["GameMemoryError", "GameTable", "threshold_game", "hoeffding_exit", "payoff_up", "rr_probs_up", "cert_hi", "cert_lo",
+__all__ = ["GameMemoryError", "GameTable", "threshold_game", "hoeffding_exit", "payoff_up", "rr_probs_up", "rr_reveal_probs_up", "cert_hi", "cert_lo",
            "ENGINE_VERSION", "MAX_CELLS", "MAX_BYTES", "NEAR"]
 
 W22, K15 = "whitehouse2022", "kairouz2015"
@@ -55,6 +55,16 @@ class GameMemoryError(ValueError):
 
 def _to_float(x, rnd: str) -> float:
     return libmp.to_float(x, rnd=rnd)
+
+
+def rr_reveal_probs_up(e: Fraction, d: Fraction) -> tuple[float, float, float]:
+    """Doubles >= (1 - d) e^e/(1+e^e), (1 - d)/(1+e^e) and d: conditional RR_{e, d}'s moves +e, -e and reveal (+inf)."""
+    one_d = _IV.mpf((1 - d).numerator) / (1 - d).denominator
+    ee = _IV.mpf(e.numerator) / e.denominator
+    up = one_d / (1 + _IV.exp(-ee))
+    dn = one_d / (1 + _IV.exp(ee))
+    dv = _IV.mpf(d.numerator) / d.denominator
+    return _to_float(up._mpi_[1], "c"), _to_float(dn._mpi_[1], "c"), _to_float(dv._mpi_[1], "c")
 
 
 def payoff_up(eps: Fraction, g: Fraction, lo: int, n: int) -> np.ndarray:

@@ -35,7 +35,7 @@ def _table(results) -> str:
         if "optimal_adversary" in sp:
             g = sp["optimal_adversary"]["probes"]
             size = (f"optimal adversary on {sum(x['menus'] for x in g)} menus of "
-                    f"{len({v for x in g for v in x['menu_values']})} eps values" + ("; " + size if "runs" in sp else ""))
+                    f"{len({v for x in g for v in x['menu_values']})} step values" + ("; " + size if "runs" in sp else ""))
         say = d["catalog_says"] + (" (control)" if r.claim.control else "")
         lines.append(f"| {d['claim']} | {say} | {d['verdict']} | {prob} | {size} | {'yes' if d['agrees_with_catalog'] else 'NO'} |")
     return "\n".join(lines)

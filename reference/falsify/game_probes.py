@@ -1,7 +1,7 @@
 """The falsifier's optimal adversary: game probes for every filter claim that fits the exact game, and planted false rules.
 
-For a filter claim whose steps are eps-DP (the conditional randomized-response reduction makes
-RR the worst case for a DP conclusion, whitehouse2022 Lemma 3), the falsifier does not sample
+For a filter claim whose steps are (eps, delta)-DP (conditional randomized response with its reveal
+outcome makes RR_{eps, delta} the worst case for a DP conclusion, whitehouse2022 Lemma 3), the falsifier does not sample
 adversaries: :func:`reference.verify.game.optimal_adversary` computes, by backward induction,
 the best fully adaptive analyst on a fine menu (every transcript-dependent choice, stopping
 allowed) and its certified upper value; the argmax policy is replayed in the exact verifier
@@ -43,12 +43,23 @@ class GameProbe:
     label: str = ""
 
 
+def _show(item) -> str:
+    if isinstance(item, tuple):
+        e, d = item
+        return str(e) if not d else f"({e}, {d})"
+    return str(item)
+
+
 def _pairs(values):
     return [list(p) for p in itertools.combinations(values, 2)]
 
 
 _FINE32 = [F(k, 32) for k in range(1, 17)]           # 1/32 .. 1/2: the whole menu (V-deciding targets)
 _PAIR_GRID = [F(1, 16), F(1, 8), F(1, 4), F(3, 8), F(1, 2)]
+# (eps, delta) items for targets that take delta_n > 0: conditional RR_{eps, delta} (reveal with probability delta)
+_DELTA_ITEMS = [(F(1, 8), F(1, 40)), (F(1, 4), F(1, 40))]
+_FINE32_DELTA = [(e, F(0)) for e in _FINE32] + _DELTA_ITEMS
+_PAIR_GRID_DELTA = [(e, F(0)) for e in (F(1, 16), F(1, 8), F(1, 4), F(1, 2))] + _DELTA_ITEMS
 
 
 def _game_menu_of(t) -> list:
@@ -63,10 +74,13 @@ def _probes_valid() -> dict:
 
     g = GameFilterTarget()
     return {
-        "W22-THM1-FILTER": [GameProbe(lambda: WhitehouseFilter(1, F(1, 10), F(1, 10)), [_FINE32], 256, "fine menu 1/32..1/2")],
+        "W22-THM1-FILTER": [GameProbe(lambda: WhitehouseFilter(1, F(1, 10), F(1, 10)), [_FINE32_DELTA], 256,
+                                      "fine menu 1/32..1/2 and (1/8, 1/40), (1/4, 1/40)")],
         "F21-DP-FILTER": [GameProbe(lambda: FeldmanDPFilter(1, F(1, 10)), [_FINE32], 256, "fine menu 1/32..1/2")],
-        "R16-THM5-1-FILTER": [GameProbe(lambda: RogersFilter("advanced", 1, F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
-        "R16-THM3-6-FILTER-DP": [GameProbe(lambda: RogersFilter("basic", 1, F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
+        "R16-THM5-1-FILTER": [GameProbe(lambda: RogersFilter("advanced", 1, F(1, 10)), _pairs(_PAIR_GRID_DELTA), 64,
+                                        "pairs, delta_n in {0, 1/40}")],
+        "R16-THM3-6-FILTER-DP": [GameProbe(lambda: RogersFilter("basic", 1, F(1, 10)), _pairs(_PAIR_GRID_DELTA), 64,
+                                           "pairs, delta_n in {0, 1/40}")],
         "F21-THM4-3-RENYI-FILTER": [GameProbe(lambda: FeldmanRenyiFilter(4, F(1, 5), F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
         "F21-REM4-4-ZCDP-FILTER": [GameProbe(lambda: FeldmanZCDPFilter(F(1, 10), F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
         "W22-THM7-ZCDP-FILTER": [GameProbe(lambda: WhitehouseZCDPFilter(F(1, 10), F(1, 10)), _pairs(_PAIR_GRID), 64, "pairs")],
@@ -135,7 +149,7 @@ def run_game_probes(claim_id: str, *, deep: bool = False) -> Optional[dict]:
             if best is None or res.upper > best[0].upper:
                 best = (res, target, menu)
         space.append({"label": pr.label, "menus": n_menus, "menus_skipped": len(pr.menus) - n_menus, "rounds": rounds,
-                      "menu_values": sorted({str(e) for m in pr.menus for e in m}, key=Fraction)})
+                      "menu_values": sorted({_show(e) for m in pr.menus for e in m})})
         if best is None:
             continue
         res, target, menu = best
@@ -143,14 +157,14 @@ def run_game_probes(claim_id: str, *, deep: bool = False) -> Optional[dict]:
         lo = mpf_to_fraction(rep.lo)
         allowed = Fraction(rep.allowed)
         w = {"target": target.name, "adversary": "game-optimal (backward induction over the transcript)",
-             "menu": [str(e) for e in menu], "value_lower": directed_decimal(lo, 6, "lower"),
+             "menu": [_show(e) for e in menu], "value_lower": directed_decimal(lo, 6, "lower"),
              "value_upper": directed_decimal(res.upper, 6, "upper"), "allowed": directed_decimal(allowed, 6, "upper"),
              "ratio": str(lo / allowed), "probe": pr.label}
         if worst is None or Fraction(w["ratio"]) > Fraction(worst["ratio"]):
             worst = w
         if lo > allowed and ce is None:
             ce = {"target": target.name, "target_description": getattr(target, "description", ""),
-                  "adversary": "game-optimal", "menu": [str(e) for e in menu], "horizon": rounds,
+                  "adversary": "game-optimal", "menu": [_show(e) for e in menu], "horizon": rounds,
                   "event": f"hockey-stick divergence of the stopped transcript at eps = {target.eps}",
                   "probability_lower": str(lo), "probability_decimal": directed_decimal(lo, 6, "lower"),
                   "promised": str(allowed), "promised_decimal": directed_decimal(allowed, 6, "upper"),

@@ -61,7 +61,7 @@ from typing import Optional
 import numpy as np
 
 from ..bounds.game import (ENGINE_VERSION, MAX_BYTES, MAX_CELLS, NEAR, GameTable, cert_hi, hoeffding_exit, payoff_up,
-                           rr_probs_up, threshold_game)
+                           rr_reveal_probs_up, threshold_game)
 from ..catalog import cites
 from ..precision import Domain, check
 from .engine import Adversary, AccState, Target, View, _frac_gcd, _menu
@@ -127,13 +127,13 @@ class OptimalResult:
 
 @cites(W22, "Lemma 3 (an adaptive analyst on a finite menu)")
 class PolicyAdversary(Adversary):
-    """A policy computed by :func:`optimal_adversary`: ``{key: (offset, int array)}`` with key = (j, counts)."""
+    """A policy computed by :func:`optimal_adversary`: ``{key: (offset, int array)}`` with key = (j, m, counts)."""
 
     def __init__(self, menu: tuple, policy: dict, counts_mode: bool, name: str = "game-optimal"):
         self.menu, self.policy, self.counts_mode, self.name = menu, policy, counts_mode, name
 
     def choose(self, view: View, k: np.ndarray) -> np.ndarray:
-        key = (view.j, view.state.counts if self.counts_mode else None)
+        key = (view.j, view.m, view.state.counts if self.counts_mode else None)
         out = np.full(k.shape, -1, dtype=np.int64)
         rec = self.policy.get(key)
         if rec is None:
@@ -145,35 +145,42 @@ class PolicyAdversary(Adversary):
         return out
 
 
-@cites(W22, "Lemma 3 (conditional randomized response)", "Theorem 1 (filter semantics)")
-@cites(K15, "Theorem 3.3 (randomized response dominates every eps-DP step)")
+@cites(W22, "Lemma 3 (conditional randomized response, with the reveal outcome for delta_n > 0)",
+       "Theorem 1 (filter semantics)")
+@cites(K15, "Theorem 3.3 (randomized response dominates every (eps, delta)-DP step)")
 def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_000,
                       max_cells: int = MAX_CELLS) -> OptimalResult:
-    """The best adaptive analyst on ``menu`` (pure eps-DP steps) against a filter target, by backward induction.
+    """The best adaptive analyst on ``menu`` against a filter target, by backward induction.
 
     Contract: over every deterministic adaptive policy choosing menu items (or stopping) from the
     full transcript, subject to the target's exact decisions (``target.admits``) and to the
     verifier's horizon (paths with V <= rounds * (min eps)^2), returns the certified upper end of
-    the largest hockey-stick divergence at ``target.eps`` of the stopped RR transcript, and the
+    the largest hockey-stick divergence at ``target.eps`` of the stopped transcript, and the
     argmax policy as a :class:`PolicyAdversary` (replay it with :func:`verify` for the certified
-    lower end: that is the value of an actual analyst).  Keys are (j, counts) with V = j u^2 and
-    counts only when ``target.stat == "counts"``: the target's decision depends on nothing else.
-    Preconditions: a filter target; pure steps (delta = 0); integer rounds >= 1.
-    Rounding: module docstring (upper end); no truncation (all reachable losses are kept).
+    lower end: that is the value of an actual analyst).  An (eps, delta) item with delta > 0 is
+    conditional RR_{eps, delta} (whitehouse2022 Lemma 3): with probability delta it reveals the
+    input (the loss is +inf: payoff 1 whatever follows), otherwise it is RR_eps.  Keys are
+    (j, m, counts) with V = j u^2, delta spent = m w, and counts only when ``target.stat ==
+    "counts"``: the target's decision depends on nothing else.
+    Preconditions: a filter target; menu deltas > 0 only if ``target.supports_delta``; integer
+    rounds >= 1.  Rounding: module docstring, with three roundings per level when an item
+    has delta > 0; no truncation (every reachable loss is kept).
     """
     rounds = int(check("rounds", rounds, Domain.integers_from(1)))
     if not isinstance(target, Target) or target.kind != "filter":
         raise ValueError(f"target must be a filter Target, found {target!r}")
     menu = _menu(menu)
-    if any(d for _, d in menu):
-        raise ValueError("optimal_adversary takes pure steps only (menu deltas must be 0)")
+    if any(d for _, d in menu) and not target.supports_delta:
+        raise ValueError(f"target {target.name} does not take delta_n > 0, found a menu item with delta > 0")
     if target.eps is None:
         raise ValueError(f"filter target {target.name} has no eps")
     t0 = time.perf_counter()
     target.bind(menu)
     M = len(menu)
     u = _frac_gcd([e for e, _ in menu])
+    w_unit = _frac_gcd([d for _, d in menu]) or Fraction(1)
     a = tuple(int(e / u) for e, _ in menu)
+    dd = tuple(int(d / w_unit) for _, d in menu)
     J = rounds * min(a) ** 2
     counts_mode = target.stat == "counts"
     memo = target.__dict__.setdefault("_verifier_memo", {})
@@ -183,15 +190,15 @@ def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_
             return (st.V, st.delta_spent, None)
         return (st.V, st.delta_spent, tuple(sorted(st.eps_counts().items())))
 
-    def admitted(j, x, i):
-        st = AccState(j * u * u, Fraction(0), x, menu)
+    def admitted(j, m, x, i):
+        st = AccState(j * u * u, m * w_unit, x, menu)
         mk = ("admits", menu[i]) + exact_key(st)
         ok = memo.get(mk)
         if ok is None:
             ok = memo[mk] = bool(target.admits(st, menu[i][0], menu[i][1]))
         return ok
 
-    root = (0, (0,) * M if counts_mode else None)
+    root = (0, 0, (0,) * M if counts_mode else None)
     children: dict = {}
     reach: dict = {root: 0}          # largest |loss index| reachable at the key
     depth: dict = {root: 0}
@@ -202,14 +209,14 @@ def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_
     while frontier:
         nxt = []
         for key in frontier:
-            j, x = key
+            j, m, x = key
             ch = []
             for i in range(M):
                 j2 = j + a[i] ** 2
-                if j2 > J or not admitted(j, x, i):
+                if j2 > J or not admitted(j, m, x, i):
                     continue
                 x2 = (x[:i] + (x[i] + 1,) + x[i + 1:]) if counts_mode else None
-                k2 = (j2, x2)
+                k2 = (j2, m + dd[i], x2)
                 ch.append((i, k2))
                 if k2 not in seen:
                     seen.add(k2)
@@ -218,7 +225,6 @@ def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_
                     if len(seen) > max_keys:
                         raise ValueError(f"more than max_keys = {max_keys} filter states: use a smaller menu or fewer rounds")
             children[key] = ch
-        # reach/depth in topological order is done below
         frontier = nxt
     order.sort(key=lambda kk: kk[0])
     for key in order:
@@ -230,7 +236,7 @@ def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_
         raise ValueError(f"the game needs {cells} cells, more than max_cells = {max_cells}: use a smaller menu or fewer rounds")
     rmax = max(reach.values())
     pay = payoff_up(target.eps, u, -rmax, 2 * rmax + 1)   # payoff at loss index l is pay[l + rmax]
-    probs = [rr_probs_up(e) for e, _ in menu]
+    probs = [rr_reveal_probs_up(e, d) for e, d in menu]
     vals: dict = {}
     policy: dict = {}
     D = max(depth.values()) + 1
@@ -246,16 +252,22 @@ def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_
             # child index of loss l is l + r2; l ranges over -r..r
             up = child[r2 - r + ai: r2 + r + ai + 1]
             dn = child[r2 - r - ai: r2 + r - ai + 1]
-            pu, pd = probs[i]
+            pu, pd, pr = probs[i]
             cand = up * pu
             cand += dn * pd
+            if pr:
+                cand += pr  # the reveal outcome: payoff 1
             better = cand > new
             pol[better] = i
             np.maximum(new, cand, out=new)
         vals[key] = new
         policy[key] = (-r, pol)
     raw = float(vals[root][reach[root]])
-    hi = min(Fraction(1), cert_hi(raw, D))
-    adv = PolicyAdversary(menu, policy, counts_mode, name=f"game-optimal[{','.join(str(e) for e, _ in menu)}]")
+    hi = min(Fraction(1), cert_hi(raw, 2 * D))  # 3 roundings per level (4 with the reveal term) <= 2 x 2
+    adv = PolicyAdversary(menu, policy, counts_mode, name=f"game-optimal[{','.join(_item(e, d) for e, d in menu)}]")
     return OptimalResult(target.name, target.eps, menu, hi, raw, len(order), cells, D, adv, time.perf_counter() - t0,
                          {"u": str(u), "J": J})
+
+
+def _item(e: Fraction, d: Fraction) -> str:
+    return str(e) if not d else f"({e},{d})"
