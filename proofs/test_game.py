@@ -182,6 +182,15 @@ def test_accountant_admits_exactly_the_budget_and_resumes_with_its_certificate()
     d["digest"] = _digest({k: v for k, v in d.items() if k not in ("digest", "hmac")})
     with pytest.raises(ValueError, match="budget"):
         GameFilter.from_dict(d)
+    # keyed state with a journal: the certificate travels under the HMAC, an older state is refused
+    from reference.accountants import StateJournal
+    j = StateJournal()
+    old = g.to_json(key=b"curator", journal=j)
+    g.run("0.01")
+    new = g.to_json(key=b"curator", journal=j)
+    assert GameFilter.from_json(new, key=b"curator", journal=j).remaining()["remaining"] == 48
+    with pytest.raises(ValueError, match="older"):
+        GameFilter.from_json(old, key=b"curator", journal=j)
 
 
 def test_bad_inputs_are_refused():

@@ -53,6 +53,9 @@ class GameFilter(_Accountant):
                ("budget", _NN, True), ("value_at_budget", _NN, True), ("value_above_budget", _NN, True),
                ("engine", _NN, True))
     _STATE = ("spent",)
+    #: the grid is a tuning parameter (the certificate holds for whatever grid is used): rounded value;
+    #: eps_max is read at its lower end (a smaller eps_max refuses more)
+    _PARAM_ENDS = {**_Accountant._PARAM_ENDS, "grid": None}
     _step_to_json = _eps_to_json
     _step_from_json = _eps_from_json
     ENGINE = 1  # the integer stamped in the saved state for reference.verify.game.ENGINE_VERSION "game-1"
