@@ -332,6 +332,10 @@ MONOTONE: dict[str, dict[str, Mono]] = {
     "whitehouse2022_thm2_pdp_drift": {"eps": no("e~ = eps + l with l = -log(1 - delta(1 + e^-eps)) falling in eps: "
                                                  "d/d eps of e~ is 1 - delta e^-eps/(1 - c), negative for large delta"),
                                       "delta": inc("c = delta(1 + e^-eps) rises, so l and e~ rise; x tanh(x/2) increases on x >= 0")},
+    "whitehouse2022_thm2_pdp_drift_two_sided": {
+        "eps": inc("min(eps, (1 - delta) eps tanh(eps/2) + delta eps coth(eps)): eps tanh(eps/2) and eps coth(eps) both increase "
+                   "((x coth x)' = (sinh(2x)/2 - x)/sinh(x)^2 > 0); a min of increasing functions"),
+        "delta": inc("eps delta/sinh(eps) rises in delta (eps/sinh(eps) > 0); min with eps keeps order")},
     "whitehouse2023_lem2_dp_to_pdp_delta_as_printed": {"eps": dec("2 delta/(eps e^eps)"), "delta": I},
     "whitehouse2022_lem1_dp_to_pdp_delta_corrected": _dp_to_pdp_delta_corr,
     "whitehouse2022_lem1_dp_to_pdp_eps": {"eps": I},

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 __all__ = ["Derivation", "DERIVATIONS", "y_star", "a_b", "filter_odometer", "normal_mixture",
-           "rr_expected_loss", "zcdp_to_dp", "stitching_constants", "pdp_drift", "SYMBOLS"]
+           "rr_expected_loss", "zcdp_to_dp", "stitching_constants", "pdp_drift", "pdp_drift_two_sided", "SYMBOLS"]
 
 eps, dp, V, y, s, a, b, lam, rho, S, alpha = sp.symbols("epsilon delta_prime V y s a b lambda rho S alpha", positive=True)
 L = sp.Symbol("L", positive=True)  # L = log(1/delta')
@@ -177,5 +177,51 @@ def pdp_drift() -> Derivation:
     return d
 
 
+def pdp_drift_two_sided() -> Derivation:
+    """Theorem 2 with delta_n > 0 (errata W22-THM2-DELTA): the least upper bound on E_P[L 1_G], G = {|L| <= eps}, over (eps, delta)-pDP pairs.
+
+    Premises (see reference.bounds.whitehouse2023.pdp_drift_two_sided): Definition 3 for the neighbours in both orders,
+    so P(G) <= 1 and Q(G) >= 1 - delta; on G the log-likelihood ratio t = log(p/q) lies in [-eps, eps].
+    Result: eps tanh(eps/2) + eps delta/sinh(eps) while delta < 1 - e^-eps (then eps), attained by a three-atom law.
+    """
+    dlt = sp.Symbol("delta", positive=True)
+    t = sp.Symbol("t", real=True)
+    al, be = sp.symbols("alpha beta", real=True)
+    pG, qG = sp.symbols("P_G Q_G", positive=True)
+    d = Derivation("pdp_drift_two_sided",
+                   "whitehouse2022 Theorem 2 / whitehouse2023 Theorem 3, delta_n > 0 (derived; errata W22-THM2-DELTA; "
+                   "whitehouse2022 Definition 3 for (x, x') and (x', x))")
+    curve = al + be * sp.exp(-t)
+    sol = sp.solve([sp.Eq(curve.subs(t, eps), eps), sp.Eq(curve.subs(t, -eps), -eps)], [al, be], dict=True)[0]
+    a_, b_ = sp.simplify(sol[al].rewrite(sp.exp)), sp.simplify(sol[be].rewrite(sp.exp))
+    d.step("the curve alpha + beta e^-t through (eps, eps) and (-eps, -eps): alpha", a_)
+    d.step("beta (negative, so the curve is concave and lies above its chord, the line t, on [-eps, eps])", b_)
+    d.step("alpha - eps coth(eps) and beta + eps/sinh(eps)",
+           sp.Tuple(sp.simplify((a_ - eps * sp.coth(eps)).rewrite(sp.exp)), sp.simplify((b_ + eps / sp.sinh(eps)).rewrite(sp.exp))))
+    d.step("second derivative of the curve in t (negative)", sp.simplify(sp.diff(curve, t, 2).subs(sol)))
+    bound_ab = (sol[al] * pG + sol[be] * qG)
+    d.step("p t <= alpha p + beta q on G (t = log(p/q)); summed over G: E_P[L 1_G] <=", bound_ab)
+    d.step("increasing in P(G) (coefficient alpha > 0) and decreasing in Q(G) (beta < 0): take P(G) = 1, Q(G) = 1 - delta",
+           sp.Tuple(sp.diff(bound_ab, pG), sp.diff(bound_ab, qG)))
+    drift = eps * sp.tanh(eps / 2) + eps * dlt / sp.sinh(eps)
+    val = bound_ab.subs({pG: 1, qG: 1 - dlt})
+    d.step("equals eps tanh(eps/2) + eps delta/sinh(eps)", sp.simplify((val - drift).rewrite(sp.exp)))
+    d.step("= (1 - delta) eps tanh(eps/2) + delta eps coth(eps), both terms increasing in eps",
+           sp.simplify((drift - (1 - dlt) * eps * sp.tanh(eps / 2) - dlt * eps * sp.coth(eps)).rewrite(sp.exp)))
+    d.step("it reaches the trivial bound eps P(G) <= eps exactly at delta = 1 - e^-eps",
+           sp.simplify((drift.subs(dlt, 1 - sp.exp(-eps)) - eps).rewrite(sp.exp)))
+    p1, p2 = sp.symbols("p1 p2", positive=True)
+    law = sp.solve([sp.Eq(p1 + p2, 1), sp.Eq(p1 * sp.exp(-eps) + p2 * sp.exp(eps), 1 - dlt)], [p1, p2], dict=True)[0]
+    d.step("attained: P = (p1, p2, 0), Q = (p1 e^-eps, p2 e^eps, delta) (pDP both ways: only Q's third atom is bad); p1",
+           sp.simplify(law[p1]))
+    d.step("its E_P[L 1_G] = eps (p1 - p2) minus the bound", sp.simplify((eps * (law[p1] - law[p2]) - drift).rewrite(sp.exp)))
+    d.step("p2 >= 0 iff 1 - delta >= e^-eps, i.e. delta <= 1 - e^-eps", sp.simplify(law[p2] * (sp.exp(eps) - sp.exp(-eps))))
+    d.step("delta = 0 gives back the pure-DP drift eps tanh(eps/2)", sp.simplify(drift.subs(dlt, 0) - eps * sp.tanh(eps / 2)))
+    d.step("first order in delta (the KL-route pdp_drift has 2 delta + O(eps delta) here)",
+           sp.simplify(sp.series(drift, dlt, 0, 2).removeO()))
+    d.result = drift
+    return d
+
+
 DERIVATIONS = {f.__name__: f for f in (y_star, a_b, filter_odometer, normal_mixture, rr_expected_loss, zcdp_to_dp,
-                                       stitching_constants, pdp_drift)}
+                                       stitching_constants, pdp_drift, pdp_drift_two_sided)}

@@ -158,3 +158,19 @@ def test_pdp_drift_derivation_matches_the_library():
         assert got >= mpmath.mpf(str(ref)) * (1 - mpmath.mpf(10) ** -38)
         assert got <= mpmath.mpf(str(ref)) * (1 + mpmath.mpf(10) ** -35)
     assert d.steps[4][1] == 0  # delta = 0 gives eps tanh(eps/2)
+
+
+def test_pdp_drift_two_sided_derivation_matches_the_library():
+    """symbolic whitehouse2023.pdp_drift_two_sided = reference.bounds.whitehouse2023.pdp_drift_two_sided (rounded up, tight to
+    1e-35) below delta = 1 - e^-eps; every identity step of the derivation simplifies to 0."""
+    from reference.bounds.whitehouse2023 import pdp_drift_two_sided
+    from symbolic import whitehouse2023 as SW
+    d = SW.pdp_drift_two_sided()
+    e_s, d_s = sp.Symbol("epsilon", positive=True), sp.Symbol("delta", positive=True)
+    for e, dl in ((F(1, 10), F(1, 100)), (F(1, 2), F(1, 20)), (F(1), F(1, 10)), (F(2), F(1, 10)), (F(1, 1000), F(1, 10**6))):
+        ref = sp.N(d.result.subs({e_s: sp.Rational(e.numerator, e.denominator), d_s: sp.Rational(dl.numerator, dl.denominator)}), 50)
+        got = pdp_drift_two_sided(e, dl, dps=40)
+        assert got >= mpmath.mpf(str(ref)) * (1 - mpmath.mpf(10) ** -38)
+        assert got <= mpmath.mpf(str(ref)) * (1 + mpmath.mpf(10) ** -35)
+    zeros = {t: e for t, e in d.steps if e == 0 or e == sp.Tuple(0, 0)}
+    assert len(zeros) == 6  # alpha and beta; the closed form; the coth form; the crossover at eps; the attaining law; delta = 0

@@ -653,7 +653,8 @@ def stitching_boundary(V, m, delta, eta, s, *, dps: int = DEFAULT_DPS) -> mpmath
 # ===========================================================================
 
 _THM2_RESTRICT = ("every step (eps_n, 0)-pDP (delta_n = 0). For delta_n > 0 the V/2 drift term must be replaced by "
-                  "sum_m pdp_drift(eps_m, delta_m) (whitehouse2022_thm2_pdp_drift), as the shipped Odometer does; "
+                  "sum_m pdp_drift_two_sided(eps_m, delta_m) (whitehouse2022_thm2_pdp_drift_two_sided), as the shipped Odometer "
+                  "does, or by the looser sum_m pdp_drift(eps_m, delta_m) (whitehouse2022_thm2_pdp_drift); "
                   "as printed it fails (errata W22-THM2-DELTA)")
 #: Why the restriction cannot be checked: the odometers are functions of V alone.
 _THM2_UNCHECKED = ("the hypothesis delta_n = 0 is on the steps, and these functions receive only V = sum eps_m^2; "
@@ -737,12 +738,16 @@ def stitched_odometer(V, v0, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.m
                         doc="pDP delta of the step, with delta (1 + e^-eps) < 1 (checked exactly)")),
           provenance="derived",
           note="Replaces the eps_n^2/2 drift that Theorem 2's 'delta_n = 0 analysis' uses and that pDP with delta_n > 0 does not give "
-               "(errata W22-THM2-DELTA). Derivation in the docstring; checked exactly against every pDP candidate law of the "
-               "falsifier (proofs/test_whitehouse2022_thm2_delta.py).")
+               "(errata W22-THM2-DELTA). Derivation (KL route) in the docstring; checked exactly against every pDP candidate law of "
+               "the falsifier (proofs/test_whitehouse2022_thm2.py). Valid but loose: whitehouse2022_thm2_pdp_drift_two_sided, "
+               "the least upper bound on the same quantity, is smaller for every delta > 0 and is what the shipped Odometer charges.")
 def pdp_drift(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """whitehouse2022 Theorem 2 (delta_n > 0, corrected; derived): upper bound on ``E_P[L 1_G]`` for one (eps, delta)-pDP step, rounded up.
 
-    G = {|L| <= eps} is the step's good event.
+    G = {|L| <= eps} is the step's good event.  Valid but not tight: :func:`pdp_drift_two_sided`
+    bounds the same quantity by its least upper bound, smaller for every delta > 0 (e.g. 0.547
+    against 0.741 at eps = 1, delta = 0.1), and is the drift the shipped Odometer charges; this
+    KL-route bound is kept as the looser variant (the errata ledger's first correction).
 
     Source: the corrected delta_n > 0 case of whitehouse2022 Theorem 2 / whitehouse2023 Theorem 3
     (errata W22-THM2-DELTA): the printed proof reuses E[L_n | F] <= eps_n^2/2, which fails for
@@ -771,6 +776,70 @@ def pdp_drift(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
         ell = -c.log(1 - d * (1 + c.exp(-e)))
         et = e + ell
         return et * (1 - 2 / (c.exp(et) + 1)) + ell  # tanh(x/2) = 1 - 2/(e^x + 1)
+
+    return certified(f, (e, d), "upper", dps)
+
+
+@register("whitehouse2022_thm2_pdp_drift_two_sided", paper=W22,
+          result="Theorem 2 (delta_n > 0: drift of one pDP step on its good event, two-sided pDP)",
+          direction="upper",
+          summary="Least upper bound on E_P[L 1_{|L| <= eps}] over (eps, delta)-pDP pairs (Definition 3, both orders of the "
+                  "neighbours): eps tanh(eps/2) + eps delta/sinh(eps) for delta < 1 - e^-eps, else eps; "
+                  "equals eps tanh(eps/2) at delta = 0",
+          params=(Param("eps", NN, default="0.1", doc="pDP epsilon of the step, eps >= 0"),
+                  Param("delta", Domain.closed_unit(), default="0.01", doc="pDP delta of the step, delta in [0, 1]")),
+          provenance="derived",
+          note="The drift the shipped Odometer charges a delta_n > 0 step (errata W22-THM2-DELTA). Uses Q(|L| <= eps) >= "
+               "1 - delta, the pDP condition for the swapped neighbours, where whitehouse2022_thm2_pdp_drift uses only "
+               "1 - delta (1 + e^-eps); never larger than that drift, equal to it only at delta = 0, and attained by a "
+               "three-atom pDP law (proofs/test_whitehouse2022_thm2.py; derivation: symbolic.whitehouse2023.pdp_drift_two_sided).")
+def pdp_drift_two_sided(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
+    """whitehouse2022 Theorem 2 (delta_n > 0, corrected; derived): the least upper bound on ``E_P[L 1_G]`` over (eps, delta)-pDP steps, rounded up.
+
+    Contract: for every pair of output laws P (input x) and Q (neighbour x') with
+    ``P(|L| > eps) <= delta`` and ``Q(|L| > eps) <= delta`` (whitehouse2022 Definition 3 applied
+    to (x, x') and to (x', x); L = log(dP/dQ)), and G = {|L| <= eps},
+
+        E_P[L 1_G] <= D(eps, delta) = eps tanh(eps/2) + eps delta / sinh(eps)   if delta < 1 - e^-eps,
+                                      eps                                          otherwise,
+
+    and D is attained, so no smaller drift bounds every such step.  Equivalently
+    ``D = min(eps, (1 - delta) eps tanh(eps/2) + delta eps coth(eps))``; D(0, delta) = 0 and
+    D(eps, 0) = eps tanh(eps/2) (whitehouse2022 Lemma 6's bound).
+
+    Derivation.  On [-eps, eps] the line t lies below the concave curve
+    ``alpha + beta e^-t`` that meets it at t = +-eps: ``alpha = eps coth(eps)``,
+    ``beta = -eps/sinh(eps)``.  At a point of G with likelihood ratio p/q = e^t this reads
+    ``p t <= alpha p + beta q``; summing over G gives ``E_P[L 1_G] <= alpha P(G) + beta Q(G)
+    <= alpha - beta (1 - delta)`` (alpha > 0, beta < 0, P(G) <= 1, Q(G) >= 1 - delta), which is
+    the first branch; and ``E_P[L 1_G] <= eps P(G) <= eps``.  The first branch is below eps iff
+    delta < 1 - e^-eps.  Attained: for delta < 1 - e^-eps by P = (p1, p2, 0),
+    Q = (p1 e^-eps, p2 e^eps, delta), p1 = (e^eps - 1 + delta)/(2 sinh eps), p2 = 1 - p1;
+    otherwise by P = (1, 0), Q = (e^-eps, 1 - e^-eps).  The looser
+    :func:`pdp_drift` bounds the same quantity with Q(G) >= 1 - delta (1 + e^-eps) and a KL
+    argument; ``D <= eps tanh(eps/2) + delta < pdp_drift(eps, delta)`` for delta > 0.  How the
+    drift enters the odometer is unchanged (see :func:`pdp_drift`): the step's loss killed at its
+    first bad outcome lies in [-eps, eps], so its centred increments are eps^2-sub-Gaussian and
+    its conditional mean is at most D.
+
+    Preconditions: eps >= 0, delta in [0, 1] (pDP with delta = 1 says nothing; D = eps still
+    holds).  The branch is decided exactly (``delta >= 1 - e^-eps`` iff ``e^-eps >= 1 - delta``,
+    by :func:`reference.precision.compare_exp_rational`).  Rounding: the returned value is >= D
+    (interval-certified, rounded up once); on the second branch it is eps rounded up.
+
+    >>> from reference.precision import directed_decimal
+    >>> directed_decimal(pdp_drift_two_sided(1, "0.1"), 6, "upper")
+    '0.547209'
+    """
+    e = check("eps", eps, NN)
+    d = check("delta", delta, Domain.closed_unit())
+    if compare_exp_rational(-e, 1 - d) >= 0:  # e^-eps >= 1 - delta: the bound eps P(G) <= eps is the smaller one
+        return rational(e, "upper", dps)
+
+    def f(c, e, d):
+        E = c.exp(e)
+        # (1 - d) e tanh(e/2) + d e coth(e); tanh(e/2) = 1 - 2/(E + 1), coth(e) = 1 + 2/(E^2 - 1)
+        return (1 - d) * e * (1 - 2 / (E + 1)) + d * e * (1 + 2 / (E * E - 1))
 
     return certified(f, (e, d), "upper", dps)
 
