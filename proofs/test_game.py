@@ -198,6 +198,9 @@ def test_bad_inputs_are_refused():
         GameFilter(1, "1e-6", "0")
     with pytest.raises(ValueError, match="delta"):
         GameFilter(1, "1", "0.01")
+    with pytest.raises(ValueError, match="delta must be at least 1e-300"):
+        GameFilter(50, "1e-400", "1")
+    assert GameFilter(1, "1e-300", "0.1").certificate["decided"]
     with pytest.raises(ValueError, match="MAX_BUDGET"):
         game_budget(1, "1e-6", "0.0001")
     with pytest.raises(ValueError, match="steps"):

@@ -33,6 +33,7 @@ W22, K15 = "whitehouse2022", "kairouz2015"
 FINE = 8                   # every multiple 1..FINE of the grid unit is in the menu
 RATIO = Fraction(5, 4)     # above FINE the menu is geometric with this ratio (rounded up to integers)
 MAX_BUDGET = 2 ** 17      # budgets (units of grid^2) above this are refused: the sweep would take minutes
+MIN_DELTA = Fraction(1, 10 ** 300)  # below, the float engine's underflow term (3 R 2^-1074) is not negligible
 SMALL_MENU = 64           # the default menu when the budget's reach does not fit the memory cap (64 grid units)
 ETA_REL = Fraction(1, 10 ** 8)  # the game's window is cut where leaving it costs at most delta * ETA_REL
 _P = Domain.positive()
@@ -174,12 +175,15 @@ def game_budget(eps, delta, grid, eps_max=None, *, fine: int = FINE, ratio=RATIO
     larger step could ever be admitted; 64 grid units when the reach's rows would not fit
     :data:`reference.bounds.game.MAX_BYTES`) is rounded up to a grid multiple; larger steps are
     refused.  Budgets beyond :data:`MAX_BUDGET` units raise :class:`GameTooLarge`.
-    Preconditions: eps > 0, 0 < delta < 1, grid > 0, eps_max > 0 (exact rationals).
+    Preconditions: eps > 0, 1e-300 <= delta < 1, grid > 0, eps_max > 0 (exact rationals).
     Rounding: B* is certified (directed bounds, :mod:`reference.verify.game`); the result is
     cached per exact arguments.  Cost: about (R_max / 10^4) x (menu size) x (window / 3000) s.
     """
     eps = check("eps", eps, _P)
     delta = check("delta", delta, _U)
+    if delta < MIN_DELTA:
+        raise ValueError(f"delta must be at least 1e-300 for the game engine (its doubles carry an underflow term of "
+                         f"about 1e-318 per game), found {delta}")
     grid = check("grid", grid, _P)
     em = None if eps_max is None else check("eps_max", eps_max, _P)
     if em is not None and em < grid:
