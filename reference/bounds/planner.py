@@ -15,6 +15,11 @@ the filter stops):
 * ``gdp:MU`` -- a MU-GDP step;
 * a suffix ``*N`` repeats an item N times in the cycle (``rr:0.01*3;gaussian:sigma=40``).
 
+For pure-DP workloads the list includes the game-certified filter
+(:mod:`reference.bounds.game_filter`, grid = the smallest eps of the cycle, every step up to the
+budget's reach certified), with its certificate (``row["certificate"]``: B*, the certified game
+value at B* and at B* + 1, the menu, the engine version).
+
 Optimal non-adaptive limits: homogeneous RR -- the exact optimal composition of Kairouz, Oh,
 Viswanath (:func:`reference.bounds.baselines.optimal_rounds_homogeneous`); Gaussian/GDP-only
 workloads -- the largest n with delta_{sqrt(sum mu^2)}(eps) <= delta (dong2022 Cor. 2.13 and 3.3,
