@@ -205,7 +205,9 @@ _eps0 = Param("eps0", _P, default="0.01", doc="per-step epsilon of the anticipat
                "on the menu (reference.verify.game.threshold_game), and every eps_t-DP step is a post-processing of "
                "RR at its menu cell's eps (kairouz2015 Thm 3.3, whitehouse2022 Lemma 3). eps_max = the budget's reach.")
 def game_filter_budget(eps, delta, grid) -> int:
-    """The game filter's certified budget B* in units of grid^2 (default menu); see :func:`game_budget`.
+    """whitehouse2022 Theorem 1's filter game (Lemma 3, RR): the game filter's certified budget B* in units of grid^2.
+
+    See :func:`game_budget` (default menu: every step up to the budget's reach).
 
     >>> game_filter_budget("1", "1e-6", "0.01")
     549
@@ -220,7 +222,7 @@ def game_filter_budget(eps, delta, grid) -> int:
           note="Each eps0-DP step costs one unit of eps0^2, so the count is B*; the optimal non-adaptive count "
                "(kairouz2015) is an upper bound, reached with a one-item menu.")
 def game_filter_rounds(eps0, eps, delta) -> int:
-    """Rounds of eps0-DP steps admitted by the game filter with grid eps0 (default menu): exactly B*.
+    """whitehouse2022 Theorem 1's filter game (Lemma 3, RR): rounds of eps0-DP steps the game filter (grid eps0) admits, B*.
 
     >>> game_filter_rounds("0.01", "1", "1e-6")
     549
