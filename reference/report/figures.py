@@ -234,7 +234,7 @@ def _draw_rounds(fig, d) -> None:
     for i, s in enumerate(d["series"]):
         pts = [(x, y) for x, y in zip(d["x"], s["y"]) if y]  # None (outside the regime) and 0 cannot go on a log axis
         if pts:  # coinciding rules stay visible: each its own line style and marker size
-            ax.loglog(*zip(*pts), ls=styles[i % 7], marker=markers[i % 7], ms=7 - 0.7 * i, label=s["label"],
+            ax.loglog(*zip(*pts), ls=styles[i % 7], marker=markers[i % 7], ms=max(2.5, 8 - 0.5 * i), label=s["label"],
                       lw=2.5 if s["key"] == "optimal" else 1.2)
     ax.set_xlabel("eps0 (every step is eps0-DP)")
     ax.set_ylabel("rounds admitted")
