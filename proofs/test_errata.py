@@ -117,7 +117,7 @@ def check_thm2_delta():
     P = (1, 0), Q = (1 - delta, delta) with (eps, delta) = (1/20, 9/200) is (eps, delta)-pDP (log(200/191) <= 1/20 exactly,
     and the x'-only atom has Q-mass delta).  Under x the loss after n steps is n log(200/191) surely.  With delta' = 3/10 and
     delta'' = 3/5 (sum delta_m <= delta'' for n <= 13), at n = 13 it exceeds each printed odometer (60-digit second route),
-    while the shipped Odometer (drift pdp_drift) stays above it.
+    while the shipped Odometer (drift pdp_drift_two_sided) stays above it.
     """
     from reference.accountants import Odometer
     e, d, dp, ds = F(1, 20), F(9, 200), F(3, 10), F(3, 5)

@@ -110,11 +110,11 @@ def test_odometer_class_matches_the_three_families_and_N():
         o.record(e, d)
         V += e * e
     b = o.bounds(dps=40)
-    # the delta_n > 0 step carries the pDP drift instead of eps^2/2 (errata W22-THM2-DELTA); second route at 60 digits
+    # the delta_n > 0 step carries the two-sided pDP drift instead of eps^2/2 (errata W22-THM2-DELTA); second route at
+    # 60 digits with mpmath's own tanh and sinh (delta = 1e-10 < 1 - e^-eps)
     with mpmath.workdps(60):
         e, d = mpmath.mpf(1) / 5, mpmath.mpf(1) / 10**10
-        ell = -mpmath.log(1 - d * (1 + mpmath.exp(-e)))
-        drift = (e + ell) * mpmath.tanh((e + ell) / 2) + ell
+        drift = e * mpmath.tanh(e / 2) + e * d / mpmath.sinh(e)
         shift = drift - e * e / 2
         for fam, closed in (("filter", W.filter_odometer(V, 1, "1e-6", dps=50)), ("mixture", W.mixture_odometer(V, F(1, 10), "1e-6", dps=50)),
                             ("stitched", W.stitched_odometer(V, F(1, 100), "1e-6", dps=50))):
@@ -162,13 +162,169 @@ def test_pdp_drift_bounds_the_good_event_mean_of_every_candidate_law(eps, delta)
         assert worst > eps * eps / 2
 
 
+# ---- the two-sided pDP drift: what the shipped Odometer charges a delta_n > 0 step -----------------------------------
+# Lemma (derived; symbolic.whitehouse2023.pdp_drift_two_sided): for every pair (P, Q) with P(|L| > eps) <= delta and
+# Q(|L| > eps) <= delta (Definition 3 for both orders of the neighbours), G = {|L| <= eps},
+#     E_P[L 1_G] <= D(eps, delta) = min(eps, eps tanh(eps/2) + eps delta/sinh(eps)),
+# with equality for some pair: D is the least such bound.
+
+DRIFT_GRID = [(F(1, 20), F(9, 200)), (F(1, 10), F(1, 100)), (F(1, 4), F(1, 20)), (F(1, 2), F(1, 10)), (F(1), F(1, 10)),
+              (F(1), F(1, 5)), (F(2), F(1, 2)), (F(1, 20), F(1, 10)), (F(1, 1000), F(1, 10**6)), (F(1, 10), F(0)),
+              (F(3), F(1))]
+#: A state written by the Odometer before it charged the two-sided drift (the format has not changed since).
+OLD_STATE = ('{"digest": "8bd795aaed21fcb3027e063ad6f678ef98bb3cf4724075d70c917a41a5decbdb", "history": [["1/10", "0", 1], '
+             '["1/10", "1/100", 2], ["1/3", "1/10", 1], ["1/20", "0", 1]], "params": {"delta_prime": "1/1000000", '
+             '"delta_second": "1/2", "eps_target": "1", "n_records": null, "rho": "1/100", "v0": "1/1000"}, '
+             '"schema": "fullyadaptive.filters.Odometer", "state": {"V": "517/3600", "delta_spent": "3/25", "n": 5}, "version": 1}')
+
+
+def _good_event_mean(law, eps, direction: str) -> F:
+    """E_P[L 1_G], G = {|L| <= eps}, as a rational bound in ``direction``: membership in G decided exactly, each log ratio
+    a 60-digit mpmath log moved 10^-40 outwards (far beyond its error)."""
+    from reference.precision import compare_exp_rational
+    sign = 1 if direction == "upper" else -1
+    out = F(0)
+    for a, b in zip(law.p, law.q):
+        if a == 0 or b == 0:
+            continue  # a = 0: no P-mass; b = 0: L = +inf, outside G
+        r = a / b
+        if r == 1 or compare_exp_rational(eps, r) < 0 or compare_exp_rational(-eps, r) > 0:
+            continue  # L = 0 exactly, or outside G
+        with mpmath.workdps(60):
+            lg = mpmath.log(mpmath.mpf(r.numerator) / r.denominator)
+        out += a * (mpf_to_fraction(lg) + sign * F(1, 10**40))
+    return out
+
+
+def _drift_two_sided_60(e: F, d: F) -> mpmath.mpf:
+    """Second route: min(eps, eps tanh(eps/2) + eps delta/sinh(eps)) with mpmath's tanh and sinh at 60 digits (0 at eps = 0)."""
+    if e == 0:
+        return mpmath.mpf(0)
+    with mpmath.workdps(60):
+        ee, dd = q2m(e), q2m(d)
+        return min(ee, ee * mpmath.tanh(ee / 2) + ee * dd / mpmath.sinh(ee))
+
+
+@pytest.mark.parametrize("eps, delta", DRIFT_GRID + [(F(0), F(1, 10)), (F(1, 3), F(1, 4))])
+def test_two_sided_drift_equals_its_closed_form(eps, delta):
+    """pdp_drift_two_sided(eps, delta) = min(eps, eps tanh(eps/2) + eps delta/sinh(eps)), rounded up and tight to 1e-35
+    (second route: mpmath's tanh and sinh at 60 digits; the library evaluates it through e^eps only)."""
+    got, ref = W.pdp_drift_two_sided(eps, delta, dps=40), _drift_two_sided_60(eps, delta)
+    assert got >= ref * (1 - mpmath.mpf(10) ** -45)
+    assert got <= ref * (1 + mpmath.mpf(10) ** -35)
+
+
+@pytest.mark.parametrize("eps, delta", DRIFT_GRID + [(F(0), F(1, 10))])
+def test_two_sided_drift_bounds_the_good_event_mean_of_every_candidate_law(eps, delta):
+    """E_P[L 1_{|L| <= eps}] <= pdp_drift_two_sided(eps, delta) for every (eps, delta)-pDP candidate law (post-processings
+    of RR, one-sided atoms, threshold splits, and the laws of pdp_drift_extremes; pDP checked exactly in both directions)."""
+    from reference.falsify.laws import is_pdp, pdp_candidates, pdp_drift_extremes
+    bound = mpf_to_fraction(W.pdp_drift_two_sided(eps, delta, dps=40))
+    laws = pdp_candidates(eps, delta, thresholds=(eps, 2 * eps) if eps else ()) + pdp_drift_extremes(eps, delta, digits=30)
+    assert laws and all(is_pdp(x) for x in laws)
+    assert max(_good_event_mean(x, eps, "upper") for x in laws) <= bound
+
+
+@pytest.mark.parametrize("eps, delta", DRIFT_GRID)
+def test_two_sided_drift_is_attained_and_a_smaller_drift_is_refuted(eps, delta):
+    """The three-atom law P = (p1, p2, 0), Q = (p1/r, p2 r, delta) (two atoms once delta >= 1 - 1/r), r a rational within
+    1e-30 of e^eps, is (eps, delta)-pDP and has E_P[L 1_G] >= D (1 - 1e-25): D is the true worst case up to r's error.
+    Negative control: the drift D (1 - 1e-15) is refuted by that law."""
+    from reference.falsify.laws import is_pdp, pdp_drift_extremes
+    law = pdp_drift_extremes(eps, delta, digits=30)[0]
+    assert is_pdp(law)
+    D = mpf_to_fraction(W.pdp_drift_two_sided(eps, delta, dps=40))
+    mean = _good_event_mean(law, eps, "lower")
+    assert mean >= D * (1 - F(1, 10**25))
+    assert mean > D * (1 - F(1, 10**15))  # the smaller drift does not bound this pDP step
+
+
+@given(st.fractions(min_value=0, max_value=20), st.fractions(min_value=0, max_value=1))
+@example(F(1), F(1, 10))
+@example(F(0), F(1, 2))
+@example(F(1, 10**6), F(1, 10**6))
+def test_two_sided_drift_is_below_the_kl_route_drift(eps, delta):
+    """D(eps, delta) <= eps tanh(eps/2) + delta < pdp_drift(eps, delta) for delta > 0 (eps/sinh(eps) <= 1 and
+    l = log(1/(1 - delta(1 + e^-eps))) > delta, e~ = eps + l > eps); equal at delta = 0 (both eps tanh(eps/2)); D <= eps
+    also where pdp_drift refuses (delta (1 + e^-eps) >= 1)."""
+    new = W.pdp_drift_two_sided(eps, delta, dps=30)
+    assert new <= q2m(eps) * (1 + mpmath.mpf(10) ** -28)
+    try:
+        old = W.pdp_drift(eps, delta, dps=30)
+    except ValueError:
+        assert delta * (1 + mpmath.exp(-q2m(eps))) >= 1 - mpmath.mpf(10) ** -100
+        return
+    if delta == 0:
+        assert abs(new - old) <= mpmath.mpf(10) ** -28 * max(old, mpmath.mpf(10) ** -300)
+    else:
+        with mpmath.workdps(60):
+            assert new <= q2m(eps) * mpmath.tanh(q2m(eps) / 2) + q2m(delta) + mpmath.mpf(10) ** -28 * (q2m(eps) + 1)
+        assert new < old
+
+
+def test_two_sided_drift_gain_at_the_review_point():
+    """At eps = 1, delta = 0.1: KL route 0.7412 (l = -log(1 - 0.1(1 + 1/e)), e~ = 1 + l, e~ tanh(e~/2) + l) against
+    tanh(1/2) + 0.1/sinh(1) = 0.5472 (both recomputed here at 60 digits): a factor 1.3545."""
+    with mpmath.workdps(60):
+        ell = -mpmath.log(1 - mpmath.mpf("0.1") * (1 + mpmath.exp(-1)))
+        kl = (1 + ell) * mpmath.tanh((1 + ell) / 2) + ell
+        two = mpmath.tanh(mpmath.mpf(1) / 2) + mpmath.mpf("0.1") / mpmath.sinh(1)
+        assert abs(W.pdp_drift(1, F(1, 10), dps=40) - kl) < mpmath.mpf(10) ** -38
+        assert abs(W.pdp_drift_two_sided(1, F(1, 10), dps=40) - two) < mpmath.mpf(10) ** -38
+        assert mpmath.mpf("0.7412") < kl < mpmath.mpf("0.7413") and mpmath.mpf("0.5472") < two < mpmath.mpf("0.5473")
+        assert mpmath.mpf("1.3545") < kl / two < mpmath.mpf("1.3546")
+
+
+@given(st.fractions(min_value=F(1, 1000), max_value=10), st.fractions(min_value=-1, max_value=1))
+@example(F(1), F(1))
+@example(F(1), F(-1))
+def test_two_sided_drift_pointwise_step(eps, s):
+    """The derivation's one inequality: t <= alpha + beta e^-t on [-eps, eps], alpha = eps coth(eps), beta = -eps/sinh(eps)
+    (t = s eps; equality at t = +-eps), checked at 60 digits with a 1e-50 relative margin."""
+    with mpmath.workdps(60):
+        e = q2m(eps)
+        t = q2m(s) * e
+        rhs = e / mpmath.tanh(e) - e / mpmath.sinh(e) * mpmath.exp(-t)
+        assert t <= rhs + mpmath.mpf(10) ** -50 * (1 + abs(rhs))
+
+
+def test_odometer_charges_the_two_sided_drift_and_an_old_state_loads():
+    """A state saved before the Odometer switched drifts loads unchanged (it holds parameters and history, not the drift);
+    its bounds are B(V) + sum_{delta=0} eps^2/2 + sum_{delta>0} D(eps, delta) (second route at 60 digits) and each is below
+    what the KL-route drift gave at the same history (what the saved state reported), so reading old bounds up to some n
+    and new ones after it still gives an odometer."""
+    o = Odometer.from_json(OLD_STATE)
+    assert o.n == 5 and o.V == F(517, 3600) and o.delta_spent == F(3, 25)
+    steps = o.history
+    V = o.V
+    vp = sum((e * e for e, d in steps if d == 0), F(0))
+    two = sum((_drift_two_sided_60(e, d) for e, d in steps if d > 0), mpmath.mpf(0))
+    with mpmath.workdps(60):
+        kl = mpmath.mpf(0)
+        for e, d in steps:
+            if d > 0:
+                ell = -mpmath.log(1 - q2m(d) * (1 + mpmath.exp(-q2m(e))))
+                kl += (q2m(e) + ell) * mpmath.tanh((q2m(e) + ell) / 2) + ell
+    b = o.bounds(dps=40)
+    assert b == Odometer.from_json(o.to_json()).bounds(dps=40)
+    with mpmath.workdps(60):
+        for fam, closed in (("filter", W.filter_odometer(V, 1, F(1, 10**6), dps=50)),
+                            ("mixture", W.mixture_odometer(V, F(1, 100), F(1, 10**6), dps=50)),
+                            ("stitched", W.stitched_odometer(V, F(1, 1000), F(1, 10**6), dps=50))):
+            base = closed - q2m(V) / 2 + q2m(vp) / 2
+            assert b[fam] >= (base + two) * (1 - mpmath.mpf(10) ** -35)
+            assert b[fam] <= (base + two) * (1 + mpmath.mpf(10) ** -25)
+            assert b[fam] < base + kl - mpmath.mpf(1) / 100  # the KL route charged these three steps 0.01 more at least
+
+
 def test_delta_positive_as_printed_is_false_and_the_drift_restores_it():
     """Errata W22-THM2-DELTA, by a route independent of the falsifier's engine.
 
     Step law P = (1, 0) under x, Q = (1 - delta, delta) under x' with (eps, delta) = (1/20, 9/200): exactly (eps, delta)-pDP;
     under x the loss after n steps is n log(1/(1 - delta)) with probability one.  delta' = 3/10, delta'' = 3/5 (n <= 13 steps
     within the delta budget).  Printed: every family is crossed at some n <= 13 (probability 1 > 0.9).  Corrected (the
-    shipped Odometer): no family is crossed at any n <= 13.  The falsifier agrees on both.
+    shipped Odometer, two-sided drift): no family is crossed at any n <= 13.  The falsifier agrees, and finds nothing
+    against the KL-route drift either.
     """
     from reference.falsify import falsify
     from reference.falsify.laws import StepLaw, is_pdp
@@ -191,6 +347,7 @@ def test_delta_positive_as_printed_is_false_and_the_drift_restores_it():
     assert all(crossed_printed.values())
     bad, good = falsify("W22-THM2-DELTA")[0], falsify("W22-THM2-DELTA-CORRECTED")[0]
     assert bad.found and F(bad.counterexample["probability_lower"]) == 1 and not good.found
+    assert not falsify("W22-THM2-DELTA-TWO-SIDED")[0].found  # the drift the shipped Odometer charges
 
 
 # ---- Section 5 comparison and rate claims ----------------------------------------------------------

@@ -62,7 +62,7 @@ from .engine import (
     VerifierResult,
     verify,
 )
-from ..bounds.whitehouse2023 import advanced_composition_eps, filter_admits
+from ..bounds.whitehouse2023 import advanced_composition_eps, filter_admits, pdp_drift, pdp_drift_two_sided
 
 __all__ = [
     "WhitehouseFilter", "WhitehouseOdometer", "WhitehouseZCDPFilter", "RogersFilter", "RogersOdometer",
@@ -121,7 +121,9 @@ class WhitehouseOdometer(Target):
     steps (errata W22-THM2-DELTA).  With ``stat == "V"`` the engine merges states of equal
     (V, delta spent); the drift is then determined when the menu has at most one item with
     delta > 0 (its count is delta spent / delta), which is the case for every verifier menu;
-    callers that pass ``counts`` (the falsifier) may use any menu.  Claim checked:
+    callers that pass ``counts`` (the falsifier) may use any menu.  ``drift``: ``"two_sided"``
+    (default: the shipped Odometer's pdp_drift_two_sided) or ``"kl"`` (the looser KL-route
+    pdp_drift, kept under attack by the falsifier).  Claim checked:
     ``P(exists n: L_n > u_n) <= delta' + delta''``.  On randomized-response steps only (the
     verifier's scope); the falsifier attacks the same object with general pDP laws.
     """
@@ -131,16 +133,23 @@ class WhitehouseOdometer(Target):
     def bind(self, menu):
         self._positive = sorted({(e, d) for e, d in menu if d > 0})
 
-    def __init__(self, family: str, delta_prime=Fraction(1, 10), delta_second=0, name=None, dps=20, **cfg):
+    DRIFTS = {"two_sided": pdp_drift_two_sided, "kl": pdp_drift}
+
+    def __init__(self, family: str, delta_prime=Fraction(1, 10), delta_second=0, name=None, dps=20, drift="two_sided", **cfg):
         if family not in Odometer.FAMILIES:
             raise ValueError(f"family must be one of {Odometer.FAMILIES}, found {family!r}")
+        if drift not in self.DRIFTS:
+            raise ValueError(f"drift must be one of {sorted(self.DRIFTS)}, found {drift!r}")
         self.obj = Odometer(delta_prime, delta_second, **cfg)
         if family not in self.obj.families:
             raise ValueError(f"family {family!r} needs its parameter ({cfg!r} given)")
         self.family, self.dps = family, dps
+        self._step_drift = self.DRIFTS[drift]
         self.delta = self.obj.delta
-        self.name = name or f"W22_thm2_{family}_odometer"
-        self.description = f"Odometer({family}, delta'={delta_prime}, delta''={delta_second}, {cfg})"
+        suffix = "" if drift == "two_sided" else f"_{drift}_drift"
+        self.name = name or f"W22_thm2_{family}_odometer{suffix}"
+        self.description = (f"Odometer({family}, delta'={delta_prime}, delta''={delta_second}, {cfg})"
+                            + ("" if drift == "two_sided" else f" with the {drift} drift"))
 
     def bound(self, state):
         o = self.obj
@@ -154,11 +163,11 @@ class WhitehouseOdometer(Target):
             if k.denominator != 1:
                 raise ValueError(f"delta spent {state.delta_spent} is not a multiple of the menu's delta {d}")
             vp = state.V - int(k) * e * e
-            _, dr = Odometer._drift([(e, d, int(k))])
+            _, dr = Odometer._drift([(e, d, int(k))], self._step_drift)
             return _bound_fraction(o._bounds_at(state.V, state.delta_spent, self.dps, dr, vp)[self.family])
         else:
             raise ValueError(f"{self.name}: a menu with several delta > 0 items needs count tracking (pass counts)")
-        vp, dr = Odometer._drift(runs)
+        vp, dr = Odometer._drift(runs, self._step_drift)
         return _bound_fraction(o._bounds_at(state.V, state.delta_spent, self.dps, dr, vp)[self.family])
 
 
