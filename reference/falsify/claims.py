@@ -40,7 +40,7 @@ from ..verify.targets import (
     WhitehouseZCDPFilter,
 )
 from ..verify.calibrated import CalibratedRenyiTarget, CalibratedZCDPTarget, GDPFilterTarget
-from .laws import StepLaw, dp_candidates, pdp_candidates, pure_candidates
+from .laws import HYPOTHESES, StepLaw, dp_candidates, pdp_candidates, pdp_drift_extremes, pure_candidates
 
 __all__ = ["Claim", "Probe", "CLAIMS", "PrintedOdometer", "RogersLossOdometer"]
 
@@ -114,6 +114,7 @@ class Probe:
     conclusion: Optional[str] = None
     max_laws: int = 12              # per step parameter, most extreme first
     label: str = ""
+    extra: Optional[Callable[[Fraction, Fraction], list]] = None  # (eps, delta) -> more laws, kept beyond max_laws
 
     def laws(self) -> list[StepLaw]:
         out: list[StepLaw] = []
@@ -127,6 +128,9 @@ class Probe:
                 cand = dp_candidates(e, d, self.thresholds)
             cand.sort(key=_extremeness, reverse=True)
             out += cand[: self.max_laws]
+            if self.extra is not None:  # each re-checked against the family's hypothesis, exactly
+                hyp = HYPOTHESES[self.family]
+                out += [x for x in self.extra(e, d) if hyp(x) and all((x.p, x.q) != (y.p, y.q) for y in out)]
         return out
 
     def menus(self) -> list[tuple]:
@@ -181,14 +185,26 @@ def _w22_thm2_probes(deep):
 
 
 def _w22_thm2_corrected_probes(deep):
-    """The shipped :class:`Odometer` (drift term pdp_drift for delta_n > 0 steps) on the same pDP laws."""
+    """Theorem 2's families with the KL-route drift pdp_drift for delta_n > 0 steps (the looser correction) on the same pDP laws."""
     dp_, ds = F(3, 10), F(3, 5)
     cfgs = [("filter", {"eps_target": 1}), ("mixture", {"rho": F(1, 100)}), ("stitched", {"v0": F(1, 100)})]
     steps = [(F(1, 20), F(9, 200)), (F(1, 10), F(9, 100)), (F(1, 4), F(1, 20))]
     if deep:  # wider: two more step parameters, longer horizon, pairs of laws under the adaptive adversaries
         steps += [(F(1, 5), F(9, 50)), (F(1, 2), F(1, 10))]
+    return [Probe(lambda fam=fam, cfg=cfg: WhitehouseOdometer(fam, dp_, ds, drift="kl", **cfg), steps, "pdp", 12 if not deep else 16,
+                  pairs=deep, max_laws=6 if not deep else 2, label=fam, extra=pdp_drift_extremes) for fam, cfg in cfgs]
+
+
+def _w22_thm2_two_sided_probes(deep):
+    """The shipped :class:`Odometer` (drift pdp_drift_two_sided for delta_n > 0 steps): the same pDP laws plus the laws that
+    attain the drift (:func:`reference.falsify.laws.pdp_drift_extremes`), and a step with delta >= 1 - e^-eps (drift = eps)."""
+    dp_, ds = F(3, 10), F(3, 5)
+    cfgs = [("filter", {"eps_target": 1}), ("mixture", {"rho": F(1, 100)}), ("stitched", {"v0": F(1, 100)})]
+    steps = [(F(1, 20), F(9, 200)), (F(1, 10), F(9, 100)), (F(1, 4), F(1, 20)), (F(1, 20), F(1, 10))]
+    if deep:  # wider: two more step parameters, longer horizon, pairs of laws under the adaptive adversaries
+        steps += [(F(1, 5), F(9, 50)), (F(1, 2), F(1, 10))]
     return [Probe(lambda fam=fam, cfg=cfg: WhitehouseOdometer(fam, dp_, ds, **cfg), steps, "pdp", 12 if not deep else 16,
-                  pairs=deep, max_laws=6 if not deep else 2, label=fam) for fam, cfg in cfgs]
+                  pairs=deep, max_laws=6 if not deep else 2, label=fam, extra=pdp_drift_extremes) for fam, cfg in cfgs]
 
 
 def _w22_thm2_pure_probes(deep):
@@ -296,10 +312,17 @@ CLAIMS: list[Claim] = [
           ("whitehouse2022_thm2_filter", "whitehouse2022_thm2_mixture", "whitehouse2022_thm2_stitched",
            "whitehouse2023_thm3_filter", "whitehouse2023_thm3_mixture", "whitehouse2023_thm3_stitched"),
           "pure", "loss_tail", "valid", _w22_thm2_pure_probes),
-    Claim("W22-THM2-DELTA-CORRECTED", "the shipped Odometer: Theorem 2's boundaries plus the pDP drift sum_m pdp_drift(eps_m, delta_m) "
+    Claim("W22-THM2-DELTA-CORRECTED", "Theorem 2's boundaries plus the KL-route pDP drift sum_m pdp_drift(eps_m, delta_m) "
           "for delta_m > 0 steps (eps_m^2/2 for delta_m = 0) is a (delta' + delta'')-odometer for (eps_n, delta_n)-pDP steps",
           "whitehouse2022 Theorem 2 = whitehouse2023 Theorem 3, delta_n > 0 corrected (derived)",
-          ("whitehouse2022_thm2_pdp_drift",), "pdp", "loss_tail", "valid", _w22_thm2_corrected_probes),
+          ("whitehouse2022_thm2_pdp_drift",), "pdp", "loss_tail", "valid", _w22_thm2_corrected_probes,
+          note="the looser correction; the shipped Odometer charges pdp_drift_two_sided (W22-THM2-DELTA-TWO-SIDED)"),
+    Claim("W22-THM2-DELTA-TWO-SIDED", "the shipped Odometer: Theorem 2's boundaries plus the pDP drift "
+          "sum_m pdp_drift_two_sided(eps_m, delta_m) for delta_m > 0 steps (eps_m^2/2 for delta_m = 0) is a "
+          "(delta' + delta'')-odometer for (eps_n, delta_n)-pDP steps",
+          "whitehouse2022 Theorem 2 = whitehouse2023 Theorem 3, delta_n > 0 corrected with Definition 3 for both orders "
+          "of the neighbours (derived)",
+          ("whitehouse2022_thm2_pdp_drift_two_sided",), "pdp", "loss_tail", "valid", _w22_thm2_two_sided_probes),
     Claim("W22-LEM1-CORRECTED", "(eps, delta)-DP implies (2 eps, delta/(1-e^-eps) + delta/(e^eps(e^eps-1)))-pDP",
           "whitehouse2022 Lemma 1 / whitehouse2023 Lemma 2 / rogers2016 Lemma 2.3 (corrected)",
           ("whitehouse2022_lem1_dp_to_pdp_delta_corrected", "rogers2016_lem2_3_dp_to_pdp_delta"),

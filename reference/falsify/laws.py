@@ -42,7 +42,7 @@ from ..catalog import cites
 from ..precision import compare_exp_rational
 
 __all__ = ["StepLaw", "rational_below_exp", "rational_above_exp", "is_dp", "is_pdp", "is_pure",
-           "rr_atoms", "dp_candidates", "pdp_candidates", "pure_candidates", "HYPOTHESES"]
+           "rr_atoms", "dp_candidates", "pdp_candidates", "pure_candidates", "pdp_drift_extremes", "HYPOTHESES"]
 
 W22 = "whitehouse2022"
 
@@ -227,6 +227,35 @@ def dp_candidates(eps: Fraction, delta: Fraction, thresholds: Iterable[Fraction]
 def pdp_candidates(eps: Fraction, delta: Fraction, thresholds: Iterable[Fraction] = (), *, digits: int = 12) -> list[StepLaw]:
     """The candidates of :func:`dp_candidates` that are (eps, delta)-pDP (both directions), exactly."""
     return dp_candidates(eps, delta, thresholds, digits=digits, hypothesis="pdp")
+
+
+@cites(W22, "Definition 3 (the (eps, delta)-pDP steps with the largest mean loss on the good event |L| <= eps)")
+def pdp_drift_extremes(eps: Fraction, delta: Fraction, *, digits: int = 12) -> list[StepLaw]:
+    """(eps, delta)-pDP laws, both directions and exact, whose ``E_P[L 1_{|L| <= eps}]`` approaches its supremum.
+
+    The supremum over (eps, delta)-pDP pairs is ``eps tanh(eps/2) + eps delta/sinh(eps)`` for
+    delta < 1 - e^-eps and eps otherwise (:func:`reference.bounds.whitehouse2023.pdp_drift_two_sided`).
+    With a rational ``r <= e^eps`` (:func:`rational_below_exp`, about ``10^-digits`` relative):
+    for delta <= 1 - 1/r, ``P = (p1, p2, 0)``, ``Q = (p1/r, p2 r, delta)`` with
+    ``p1 = r (r - 1 + delta)/(r^2 - 1)``, ``p2 = 1 - p1`` (randomized response whose Q-only atom
+    took all of delta, with P's reveal mass spread over the two inner atoms); otherwise
+    ``P = (1, 0)``, ``Q = (1/r, 1 - 1/r)``.  Its mean loss on G is ``(p1 - p2) log r`` (resp.
+    ``log r``), which tends to the supremum as r -> e^eps.  The swapped pair is included when it
+    is pDP too; atoms of mass zero under both laws are dropped.  Inputs: eps >= 0, delta in [0, 1]
+    (Fractions).
+    """
+    e, d = Fraction(eps), Fraction(delta)
+    r = rational_below_exp(e, digits) if e > 0 else Fraction(1)
+    if r > 1 and d <= 1 - 1 / r:
+        p1 = r * (r - 1 + d) / (r * r - 1)
+        atoms = [(p1, p1 / r), (1 - p1, (1 - p1) * r), (Fraction(0), d)]
+        label = f"pDP drift extreme ({e}, {d}): three atoms, ratio {r}"
+    else:
+        atoms = [(Fraction(1), 1 / r), (Fraction(0), 1 - 1 / r)]
+        label = f"pDP drift extreme ({e}, {d}): two atoms, ratio {r}"
+    atoms = [a for a in atoms if a != (0, 0)]
+    law = StepLaw(tuple(a for a, _ in atoms), tuple(b for _, b in atoms), e, d, label)
+    return [x for x in (law, law.swapped()) if is_pdp(x)]
 
 
 def pure_candidates(eps: Fraction, thresholds: Iterable[Fraction] = (), *, digits: int = 12) -> list[StepLaw]:
