@@ -263,3 +263,60 @@ def test_reveal_items_against_a_50_digit_recursion():
     assert F(mpmath.nstr(rep.lo, 40)) * (1 - F(1, 10 ** 30)) <= exact <= res.upper * (1 + F(1, 10 ** 30))
     assert res.upper - F(mpmath.nstr(rep.lo, 40)) <= exact * F(1, 10 ** 9)
     assert exact > F(1, 40)  # the reveal items are used
+
+
+def test_a_coarse_window_still_brackets_the_exact_value():
+    """With eta = 1/4 the window is narrow and leaving it is likely: the upper end (payoff 1 above, the Hoeffding
+    bound below) must still be above the exact value, and the lower end (minus both) below it."""
+    eps, g, steps = F(1, 2), F(1, 10), (1, 2, 3)
+    ref = _mp_game(eps, g, steps, 40)
+    t = threshold_game(eps, g, list(steps), [m * m for m in steps], 40, eta=F(1, 4))
+    assert t.exit_hi + t.pad_lo > F(1, 1000)  # the truncation terms matter here
+    for R, v in enumerate(ref):
+        x = F(mpmath.nstr(v, 45))
+        assert t.lower(R) <= x <= t.upper(R), R
+
+
+def test_policy_lookup_uses_the_whole_key():
+    """The replayed policy answers at (V, delta spent, counts): two keys with the same V and different delta spent keep
+    their own actions."""
+    import numpy as np
+    from reference.verify.engine import AccState, View
+    from reference.verify.targets import WhitehouseFilter
+
+    menu = [(F(1, 8), F(0)), (F(1, 8), F(1, 20)), (F(1, 4), F(0))]  # two delta items exhaust delta'' = 1/10
+    res = optimal_adversary(WhitehouseFilter(1, F(1, 10), F(1, 10)), menu, 40)
+    pol = res.adversary.policy
+    pairs = [(k1, k2) for k1 in pol for k2 in pol if k1[0] == k2[0] and k1[1] < k2[1]]
+    assert pairs, "the game has keys of equal V and different delta spent"
+    differ = 0
+    for k1, k2 in pairs:
+        for key in (k1, k2):
+            off, arr = pol[key]
+            view = View(F(1, 8), key[0], key[1], AccState(F(key[0], 64), key[1] * F(1, 20), None, tuple(menu)), (1, 1, 2))
+            kk = np.arange(off, off + len(arr), dtype=np.int64)
+            assert (res.adversary.choose(view, kk) == arr).all(), key
+        o1, a1 = pol[k1]
+        o2, a2 = pol[k2]
+        differ += any(a1[i - o1] != a2[i - o2] for i in range(max(o1, o2), min(o1 + len(a1), o2 + len(a2))))
+    assert differ  # the delta spent changes some action, so a lookup ignoring it would act wrongly
+
+
+def test_window_exit_bound_is_the_hoeffding_ville_bound_just_outside():
+    """The exit probability is bounded at the first lattice point above the window (not further out), with
+    sum eps^2 <= s R_max g^2 and drift <= half of it (s = max steps^2 / charges)."""
+    from reference.bounds.game import hoeffding_exit
+
+    eps, g, steps = F(1, 2), F(1, 10), (1, 2, 3)
+    for eta in (F(1, 4), F(1, 10 ** 6)):
+        t = threshold_game(eps, g, list(steps), [m * m for m in steps], 40, eta=eta)
+        var = 40 * g * g
+        assert t.exit_hi == hoeffding_exit((t.window[1] + 1) * g, var, var / 2)
+        assert t.pad_lo == hoeffding_exit(eps - (t.window[0] - 1) * g, var, var / 2)
+        assert t.exit_hi + t.pad_lo <= eta  # the window meets its target
+
+
+def test_budget_equal_to_the_kov_count_is_still_decided():
+    """When the menu does not help (eps0 = 0.1: B* = n_KOV = 10), the sweep must reach B* + 1 to certify it."""
+    gb = game_budget(1, D6, F(1, 10))
+    assert gb.budget == gb.kov == 10 and gb.decided and gb.lower_above > D6

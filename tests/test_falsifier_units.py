@@ -131,3 +131,23 @@ def test_search_runs_every_adversary_of_every_menu(cid, monkeypatch):
             for a in E.adversaries_for(len(m))}
     assert want and want <= seen
     assert any(len(m) == 2 for m, _ in want)  # adaptive adversaries on pairs of laws are part of it
+
+
+def test_the_falsifiers_random_adversaries_stop_sometimes():
+    """The seeded random adversaries may stop (about 1 choice in p_stop = 8 after the first step): an adversary that
+    never stops explores fewer stopping rules, and a filter's guarantee covers every stopping time."""
+    from fractions import Fraction as _F
+
+    from reference.falsify.engine import RandomAdaptive, adversaries_for
+    from reference.verify.engine import AccState
+
+    rand = [a for a in adversaries_for(2) if isinstance(a, RandomAdaptive)]
+    assert len(rand) >= 2
+    acc = AccState(_F(0), _F(0), (0, 0), ((_F(1, 4), _F(0)), (_F(1, 2), _F(0))))
+    for adv in rand:
+        picks = [adv.choose(n, R, acc, last) for n in range(1, 41) for R in (_F(1, 2), _F(1), _F(2), None)
+                 for last in (-1, 0, 1)]
+        stops = sum(p is None for p in picks)
+        assert 1 / 16 <= stops / len(picks) <= 1 / 4, (adv.name, stops, len(picks))
+        assert {p for p in picks if p is not None} == {0, 1}
+        assert adv.choose(0, _F(1), acc, 0) is not None  # the first step is always taken
