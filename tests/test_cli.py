@@ -313,14 +313,44 @@ def test_errata_absent_or_in_either_shape(tmp_path):
 # --------------------------------------------------------------------------
 
 def test_version(capsys):
+    """First line the version; then the commit and which source it came from, the package and data folders."""
     rc, out, _ = run(capsys, "version")
-    assert rc == 0 and out.strip() == f"fullyadaptive {reference.__version__}"
+    lines = out.splitlines()
+    assert rc == 0 and lines[0] == f"fullyadaptive {reference.__version__}"
+    p = rpt.provenance()
+    assert lines[1].startswith(f"commit: {p['commit_full'] or p['commit']}")
+    assert lines[2:] == [f"package: {Path(reference.__file__).resolve().parent}",
+                         f"data: {Path(reference.__file__).resolve().parent / 'data'}"]
+
+
+def test_version_json_names_the_installed_package_and_its_data():
+    import reference.report as r
+
+    d = json.loads(main_out(["version", "--json"]))
+    pkg = Path(reference.__file__).resolve().parent
+    assert d["package_path"] == str(pkg) and d["data_path"] == str(pkg / "data")
+    assert (Path(d["data_path"]) / "vectors" / "catalog_values.json").is_file()
+    assert d["commit_source"] in r.COMMIT_SOURCES
+    if d["commit_source"] == "unknown":
+        assert d["commit"] == "unknown" and d["commit_full"] is None and d["dirty"] is None
+    else:
+        assert d["commit_full"].startswith(d["commit"]) and re.fullmatch(r"[0-9a-f]{40,64}", d["commit_full"])
+
+
+def main_out(argv) -> str:
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(list(argv)) == 0
+    return buf.getvalue()
 
 
 def test_python_dash_m_reference_version():
     p = subprocess.run([sys.executable, "-m", "reference", "version"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.strip() == f"fullyadaptive {reference.__version__}"
+    assert p.stdout.splitlines()[0] == f"fullyadaptive {reference.__version__}"
 
 
 def test_python_dash_m_reference_error_exit_code():
@@ -478,13 +508,15 @@ def test_git_commit_is_a_short_hash_or_unknown_and_never_raises(monkeypatch):
     def boom(*a, **k):
         raise OSError("no git here")
 
-    rpt.git_commit.cache_clear()
+    rpt.clear_provenance_cache()
     monkeypatch.setattr(sp, "run", boom)
     try:
         assert rpt.git_commit() == "unknown"
-        assert rpt.build_info() == {"version": reference.__version__, "commit": "unknown"}
+        # a source checkout carries no build stamp: without git nothing names the commit
+        assert rpt.build_info() == {"version": reference.__version__, "commit": "unknown", "commit_source": "unknown",
+                                    "dirty": None}
     finally:
-        rpt.git_commit.cache_clear()
+        rpt.clear_provenance_cache()
 
 
 def test_license_is_mit_and_declared_for_the_wheel():

@@ -56,7 +56,10 @@ def error_line(cmd: str, msg: str) -> str:
 
 
 def build_info() -> dict:
-    """``{"version", "commit"}`` of the running code: in every ``--json`` output (see :func:`reference.report.build_info`)."""
+    """``{"version", "commit", "commit_source", "dirty"}`` of the running code: in every ``--json`` output.
+
+    See :func:`reference.report.build_info`.
+    """
     from ..report import build_info as _info
 
     return _info()
@@ -437,10 +440,18 @@ def _add_extensions(sub) -> list[str]:
 
 
 def _cmd_version(args) -> int:
+    from ..report import provenance
+
+    p = provenance()
     if args.json:
-        print(json.dumps({"program": PROG, **build_info()}, indent=2))
-    else:
-        print(f"{PROG} {__version__}")
+        print(json.dumps({"program": PROG, **p}, indent=2))
+        return 0
+    print(f"{PROG} {__version__}")
+    state = {True: ", with uncommitted changes", False: "", None: ""}[p["dirty"]]
+    where = "" if p["commit_source"] == "unknown" else f" ({p['commit_source']}{state})"
+    print(f"commit: {p['commit_full'] or p['commit']}{where}")
+    print(f"package: {p['package_path']}")
+    print(f"data: {p['data_path']}")
     return 0
 
 
@@ -531,10 +542,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_extensions(sub)
 
-    pv = sub.add_parser("version", help="print the version",
-                        description="Print the package version; with --json also the git commit ('unknown' outside "
-                                    "a git checkout).")
-    pv.add_argument("--json", action="store_true", help="print version and commit as JSON")
+    pv = sub.add_parser("version", help="print the version, the commit and where the package is installed",
+                        description="Print the package version, the git commit (of the checkout the package runs "
+                                    "from, else the one stamped into the package when it was built, else 'unknown'; "
+                                    "and which of these), and the folders the package and its data files are read "
+                                    "from.")
+    pv.add_argument("--json", action="store_true",
+                    help="print it as JSON: version, commit, commit_full, commit_source, dirty, package_path, "
+                         "data_path")
     pv.set_defaults(func=_cmd_version)
     return p
 
