@@ -1,6 +1,7 @@
 """Tests of the command line (``fullyadaptive list | eval | report | version``), the report and the README table."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -638,6 +639,35 @@ def test_report_files_are_replaced_atomically(tmp_path, monkeypatch, report_dir)
         rpt.write_report({**rep, "generated_by": "changed"}, d)
     monkeypatch.undo()
     assert {p.name: p.read_bytes() for p in d.iterdir()} == before  # old files intact, no temporary left
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes and the umask are POSIX")
+@pytest.mark.parametrize("mask", [0o022, 0o077, 0o002, 0o027])
+def test_report_and_figure_files_get_the_mode_the_umask_gives(tmp_path, report_dir, mask):
+    """Written to a mkstemp file (0600) and renamed into place, they still end with 0o666 & ~umask, as open() gives."""
+    import stat
+
+    rep = json.loads((report_dir / "report.json").read_text())
+    old = os.umask(mask)
+    try:
+        assert rpt.new_file_mode() == 0o666 & ~mask
+        md, js = rpt.write_report(rep, tmp_path / "r")
+        figs = []
+        if importlib.util.find_spec("matplotlib") is not None:
+            from reference.report import figures as F
+
+            figs = [p for _, p in F.draw(["fig1a_gap"], tmp_path / "f", fmt="svg")]
+    finally:
+        os.umask(old)
+    for p in (md, js, *figs):
+        assert stat.S_IMODE(p.stat().st_mode) == 0o666 & ~mask, (p, oct(p.stat().st_mode), oct(mask))
+
+
+def test_the_session_report_is_readable_as_the_umask_allows(report_dir):
+    import stat
+
+    for name in ("report.md", "report.json"):
+        assert stat.S_IMODE((report_dir / name).stat().st_mode) == rpt.new_file_mode(), name
 
 
 def test_report_refuses_an_empty_out(capsys):

@@ -329,6 +329,8 @@ def draw(names, out_dir, *, progress=None, fmt: str = "png", data: dict | None =
     data = data or {}
     from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
+    from . import new_file_mode
+
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
     out = []
@@ -347,6 +349,7 @@ def draw(names, out_dir, *, progress=None, fmt: str = "png", data: dict | None =
         os.close(fd)
         try:
             fig.savefig(tmp, format=fmt, dpi=120, bbox_inches="tight")  # nothing clipped (legends beside the axes)
+            os.chmod(tmp, new_file_mode())  # mkstemp's 0600 would hide the figure from whom the umask lets read it
             os.replace(tmp, path)
         except BaseException:
             if os.path.exists(tmp):
