@@ -818,3 +818,67 @@ def test_calibrated_filter_base_says_what_is_missing():
 
     with pytest.raises(TypeError, match="must define _admits_runs"):
         _CalibratedFilter._admits_runs(object.__new__(_CalibratedFilter), ())
+
+
+# --------------------------------------------------------------------------
+# remaining(): a frozen dataclass that still reads as the dict it used to be
+# --------------------------------------------------------------------------
+
+def _accountants_with_remaining():
+    import reference.accountants as A
+
+    return [  # (factory, the keys of the dict remaining() returned, in order)
+        (lambda: A.DPFilter(1, "1e-6"), ("max_next_eps", "max_next_V", "delta_left", "eps_spent", "delta")),
+        (lambda: A.MixedFilter(1, "1e-6"),
+         ("max_next_eps", "max_next_V", "delta_left", "eps_spent", "delta", "max_next_rho")),
+        (lambda: A.ZCDPFilter("1/2", "1e-6"), ("rho_left", "delta_left", "rho_spent", "delta_spent")),
+        (lambda: A.Lemma35Filter(lambda s: s.S <= 1, "1e-6"), ("delta_left", "delta_spent")),
+        (lambda: A.BasicFilter("0.3", "1e-6"), ("eps_left", "delta_left", "eps_spent", "delta_spent")),
+        (lambda: A.AdvancedFilter(1, "1e-3"), ("max_next_eps", "K", "delta_left")),
+        (lambda: A.AdvancedFilterAsPrinted(1, "1e-6"), ("max_next_eps", "K", "delta_left")),
+        (lambda: A.RenyiFilter(2, "1/2"), ("rho_left", "spent", "B", "alpha")),
+        (lambda: A.RenyiZCDPFilter("1/2"), ("rho_left", "spent", "rho")),
+        (lambda: A.RenyiDPFilter(1, "1e-6"), ("rho_budget", "rho_spent", "V")),
+        (lambda: A.CalibratedRenyiFilter(1, "1e-6", 8), ("spent", "budget", "alpha")),
+        (lambda: A.CalibratedZCDPFilter(1, "1e-6"), ("spent", "budget")),
+        (lambda: A.GaussianDPFilter(1, "1e-6"), ("mu_budget", "S")),
+        (lambda: A.GameFilter(1, "1e-6", "0.01"), ("budget", "spent", "remaining")),
+    ]
+
+
+@pytest.mark.parametrize("make,keys", _accountants_with_remaining(), ids=lambda x: "" if callable(x) else x[0])
+def test_remaining_is_a_frozen_dataclass_read_as_the_old_dict(make, keys):
+    """r.name is r["name"]; keys, items, values, len, in, dict(r), {**r} and == follow the dict of the fields; immutable."""
+    import dataclasses
+
+    from reference.accountants import Remaining
+
+    r = make().remaining()
+    assert isinstance(r, Remaining) and dataclasses.is_dataclass(r)
+    assert tuple(r.keys()) == keys == tuple(f.name for f in dataclasses.fields(r))
+    d = dict(r)
+    assert r == d and d == r and not (r != d)
+    assert list(r.items()) == list(d.items()) and list(r.values()) == list(d.values()) and len(r) == len(keys)
+    assert all(r[k] is getattr(r, k) and k in r for k in keys) and "nope" not in r and r.get("nope") is None
+    assert {**r} == d == r.as_dict() and type(r.as_dict()) is dict
+    assert r != {**d, keys[0]: "other"} and r != {k: d[k] for k in keys[1:]}
+    with pytest.raises(KeyError):
+        r["nope"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(r, keys[0], 0)
+    with pytest.raises(TypeError):
+        r[keys[0]] = 0
+    assert getattr(type(make()).remaining, "__annotations__", {}).get("return") == type(r).__name__
+
+
+def test_remaining_after_steps_keeps_the_values_and_types():
+    f = DPFilter(1, "1e-6")
+    f.run("0.1")
+    r = f.remaining()
+    assert r.delta_left == 0 and r.delta == F(1, 10 ** 6) and isinstance(r.eps_spent, mpmath.mpf)
+    assert r.max_next_eps == r["max_next_eps"] > 0
+    m = MixedFilter(1, "1e-6")
+    m.run_dp("0.1")
+    rm = m.remaining()
+    assert {k: rm[k] for k in r} == dict(r)  # the DP part is the DP filter's
+    assert rm.max_next_rho > 0

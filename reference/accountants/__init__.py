@@ -13,9 +13,11 @@
 Every accountant parses its parameters exactly, decides exactly, is thread safe and saves
 its state as versioned JSON (:class:`.base._Accountant`; a keyed state carries the object's
 identity and a sequence number, checked against a :class:`StateJournal` to refuse rolled-back
-states); ``run`` raises :class:`BudgetExceeded` on a refusal.
+states); ``run`` raises :class:`BudgetExceeded` on a refusal; ``remaining()`` returns a frozen
+dataclass of the budget state, one per accountant, that also reads as the dict it used to be
+(:class:`Remaining`).
 """
-from .base import KEYED_SCHEMA_VERSION, SCHEMA_VERSION, BudgetExceeded, StateJournal
+from .base import KEYED_SCHEMA_VERSION, SCHEMA_VERSION, BudgetExceeded, Remaining, StateJournal
 from .feldman2021 import CalibratedRenyiFilter, CalibratedZCDPFilter, RenyiDPFilter, RenyiFilter, RenyiZCDPFilter
 from .rogers2016 import (
     AdvancedFilter,
@@ -33,7 +35,7 @@ from .smith2022 import GaussianDPFilter
 from .whitehouse2023 import DPFilter, MixedFilter, Odometer, ZCDPFilter
 
 __all__ = [
-    "SCHEMA_VERSION", "KEYED_SCHEMA_VERSION", "BudgetExceeded", "StateJournal",
+    "SCHEMA_VERSION", "KEYED_SCHEMA_VERSION", "BudgetExceeded", "StateJournal", "Remaining",
     "DPFilter", "MixedFilter", "ZCDPFilter", "Odometer",
     "Lemma35Filter", "BasicFilter", "AdvancedFilter", "AdvancedFilterAsPrinted",
     "Lemma35Odometer", "BasicOdometer", "Lemma64Odometer", "AdvancedOdometer", "AdvancedOdometerAsPrinted",

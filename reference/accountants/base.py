@@ -37,6 +37,7 @@ Design (shared by all accountants)
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -44,12 +45,13 @@ import os
 import re
 import secrets
 import threading
+from collections.abc import Mapping
 from fractions import Fraction
 
 from ..catalog import PAPERS
 from ..precision import Domain, _describe, check, directed_decimal
 
-__all__ = ["SCHEMA_VERSION", "KEYED_SCHEMA_VERSION", "BudgetExceeded", "StateJournal"]
+__all__ = ["SCHEMA_VERSION", "KEYED_SCHEMA_VERSION", "BudgetExceeded", "Remaining", "StateJournal"]
 
 #: Version of the JSON/dict format written by ``to_dict``/``to_json`` without a key.
 SCHEMA_VERSION = 1
@@ -94,6 +96,40 @@ class BudgetExceeded(ValueError):
 
     def __reduce__(self):
         return (type(self), (self.args[0], self.step, self.reasons, self.requested))
+
+
+class Remaining(Mapping):
+    """What ``remaining()`` returns: a frozen dataclass of an accountant's budget state that also reads as a mapping.
+
+    Each accountant returns its own subclass, whose fields name (and type) what is left and
+    what is spent, in the units and rounding directions its ``remaining()`` documents.
+    Guarantee (compatibility with the plain dict returned before): ``r.name`` and
+    ``r["name"]`` are the same value; ``keys()``, ``items()``, ``values()``, iteration,
+    ``len``, ``in``, ``get``, ``dict(r)``, ``{**r}`` and ``r == {...}`` behave as for a dict of
+    the fields in declaration order (an equal dict compares equal).  Unlike the dict it is
+    immutable: item or attribute assignment raises, so a caller cannot alter a certified value.
+    ``r["unknown"]`` raises ``KeyError``.
+    """
+
+    __slots__ = ()
+
+    def _names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in dataclasses.fields(self))
+
+    def __getitem__(self, key):
+        if isinstance(key, str) and key in self._names():
+            return getattr(self, key)
+        raise KeyError(key)
+
+    def __iter__(self):
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def as_dict(self) -> dict:
+        """The fields as a plain (mutable) dict, in declaration order."""
+        return {k: getattr(self, k) for k in self._names()}
 
 
 def _dec(q, direction: str = "exact", digits: int = 12) -> str:

@@ -12,6 +12,7 @@ lock, JSON) is :class:`reference.accountants.base._Accountant`.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from types import MappingProxyType
 
@@ -38,9 +39,60 @@ from ..bounds.feldman2021 import (
     zcdp_filter_dp_eps,
 )
 from ..precision import rational, DEFAULT_DPS, certified, check, mpf_to_fraction
-from .base import BudgetExceeded, _Accountant, _exact_json, _in
+from .base import BudgetExceeded, Remaining, _Accountant, _exact_json, _in
 
-__all__ = ["RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter", "BudgetExceeded"]
+__all__ = ["RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter", "BudgetExceeded",
+           "RenyiFilterRemaining", "RenyiZCDPFilterRemaining", "RenyiDPFilterRemaining", "CalibratedRenyiFilterRemaining",
+           "CalibratedZCDPFilterRemaining"]
+
+
+# ==========================================================================
+# What remaining() returns
+# ==========================================================================
+
+@dataclass(frozen=True, eq=False)
+class RenyiFilterRemaining(Remaining):
+    """feldman2021 Theorem 4.3: the exact budget state :meth:`RenyiFilter.remaining` returns."""
+
+    rho_left: Fraction  #: B - spent: the largest next rho_t admitted
+    spent: Fraction
+    B: Fraction
+    alpha: Fraction
+
+
+@dataclass(frozen=True, eq=False)
+class RenyiZCDPFilterRemaining(Remaining):
+    """feldman2021 Remark 4.4: the exact budget state :meth:`RenyiZCDPFilter.remaining` returns."""
+
+    rho_left: Fraction  #: rho - spent
+    spent: Fraction
+    rho: Fraction
+
+
+@dataclass(frozen=True, eq=False)
+class RenyiDPFilterRemaining(Remaining):
+    """feldman2021 Theorem 4.7 (re-derived): the budget state :meth:`RenyiDPFilter.remaining` returns."""
+
+    rho_budget: mpmath.mpf  #: rho*, rounded down
+    rho_spent: Fraction     #: V/2, exact
+    V: Fraction
+
+
+@dataclass(frozen=True, eq=False)
+class CalibratedRenyiFilterRemaining(Remaining):
+    """The budget state :meth:`CalibratedRenyiFilter.remaining` returns (feldman2021 Theorem 4.3, CKS20 calibration)."""
+
+    spent: mpmath.mpf  #: sum D_alpha(RR_eps_t), rounded up
+    budget: Fraction   #: B, exact
+    alpha: Fraction
+
+
+@dataclass(frozen=True, eq=False)
+class CalibratedZCDPFilterRemaining(Remaining):
+    """The budget state :meth:`CalibratedZCDPFilter.remaining` returns (zCDP calibrated by the improved conversion)."""
+
+    spent: mpmath.mpf  #: sum eps_t tanh(eps_t/2), rounded up
+    budget: Fraction   #: rho*, exact
 
 # ==========================================================================
 # Stateful filters
@@ -197,11 +249,11 @@ class RenyiFilter(_SumFilter):
         """feldman2021 Algorithm 2 with a Gaussian step: commit if admitted; True iff committed."""
         return self._try((self._gaussian_rho(sigma, sensitivity),))
 
-    def remaining(self) -> dict:
+    def remaining(self) -> RenyiFilterRemaining:
         """feldman2021 Theorem 4.3: exact budget state: ``rho_left`` = B - spent (the largest next rho_t admitted), ``spent``, ``B``, ``alpha``."""
         with self._lock:
             s = self._spent
-        return {"rho_left": self._p["B"] - s, "spent": s, "B": self._p["B"], "alpha": self._p["alpha"]}
+        return RenyiFilterRemaining(rho_left=self._p["B"] - s, spent=s, B=self._p["B"], alpha=self._p["alpha"])
 
     def dp_guarantee(self, delta, *, dps: int = DEFAULT_DPS) -> dict:
         """feldman2021 Theorem 4.3 + Fact 2.4: (eps, delta)-DP of any run of this filter.
@@ -271,11 +323,11 @@ class RenyiZCDPFilter(_SumFilter):
         D = check("sensitivity", sensitivity, NN, end="upper")
         return self.run(D * D / (2 * s * s))
 
-    def remaining(self) -> dict:
+    def remaining(self) -> RenyiZCDPFilterRemaining:
         """feldman2021 Remark 4.4: exact ``rho_left`` = rho - spent, ``spent``, ``rho``."""
         with self._lock:
             s = self._spent
-        return {"rho_left": self._p["rho"] - s, "spent": s, "rho": self._p["rho"]}
+        return RenyiZCDPFilterRemaining(rho_left=self._p["rho"] - s, spent=s, rho=self._p["rho"])
 
     def rdp_at(self, alpha) -> Fraction:
         """feldman2021 Remark 4.4: the RDP guarantee alpha rho of the filter's output at order alpha (exact)."""
@@ -382,11 +434,12 @@ class RenyiDPFilter(_Accountant):
             self._push(step)
             return True
 
-    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> RenyiDPFilterRemaining:
         """feldman2021 Theorem 4.7 (re-derived): ``rho_budget`` (rho*, rounded DOWN), ``rho_spent`` = V/2 (exact), ``V`` (exact)."""
         with self._lock:
             V = self._V
-        return {"rho_budget": dp_filter_rho_budget(self._p["eps"], self._p["delta"], dps=dps), "rho_spent": V / 2, "V": V}
+        return RenyiDPFilterRemaining(rho_budget=dp_filter_rho_budget(self._p["eps"], self._p["delta"], dps=dps),
+                                      rho_spent=V / 2, V=V)
 
     def dp_guarantee(self) -> dict:
         """feldman2021 Theorem 4.7 (re-derived): the target ``{"eps", "delta"}`` (exact): every run is (eps, delta)-DP."""
@@ -553,12 +606,12 @@ class CalibratedRenyiFilter(_CalibratedFilter):
         """The one decision of the filter: ``sum D_alpha(RR_eps_t) <= B`` at the constructor's order (exact)."""
         return calibrated_renyi_admits(self._alpha, self._B, runs)
 
-    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
-        """``{"spent": sum D_alpha(RR_eps_t) rounded UP, "budget": B (exact), "alpha": alpha}``."""
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> CalibratedRenyiFilterRemaining:
+        """``spent`` = sum D_alpha(RR_eps_t) rounded UP, ``budget`` = B (exact), ``alpha``."""
         with self._lock:
             runs = tuple(sorted(self._counts.items()))
         spent = sum((k * rr_rdp(self._alpha, e, dps=dps) for e, k in runs if e), mpmath.mpf(0))
-        return {"spent": spent, "budget": self._B, "alpha": self._alpha}
+        return CalibratedRenyiFilterRemaining(spent=spent, budget=self._B, alpha=self._alpha)
 
     def dp_guarantee(self, *, dps: int = DEFAULT_DPS) -> dict:
         """canonne2020 Prop. 12 at (alpha, B): ``{"eps": the converted epsilon (rounded UP, <= the target), "delta": delta, "alpha": alpha}``."""
@@ -600,12 +653,12 @@ class CalibratedZCDPFilter(_CalibratedFilter):
     def _admits_runs(self, runs) -> bool:
         return rr_zcdp_admits(self._rho, runs)
 
-    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
-        """``{"spent": sum eps_t tanh(eps_t/2) rounded UP, "budget": rho* (exact)}``."""
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> CalibratedZCDPFilterRemaining:
+        """``spent`` = sum eps_t tanh(eps_t/2) rounded UP, ``budget`` = rho* (exact)."""
         with self._lock:
             runs = tuple(sorted(self._counts.items()))
         spent = sum((k * rr_zcdp_rho(e, dps=dps) for e, k in runs if e), mpmath.mpf(0))
-        return {"spent": spent, "budget": self._rho}
+        return CalibratedZCDPFilterRemaining(spent=spent, budget=self._rho)
 
     def dp_guarantee(self, *, dps: int = DEFAULT_DPS) -> dict:
         """canonne2020 Prop. 12 on rho*-zCDP at the best alpha: ``{"eps": converted epsilon (UP, <= target), "delta": delta}``."""

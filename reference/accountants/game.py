@@ -1,14 +1,15 @@
 """The game-certified filter: :class:`GameFilter` (budget from the exact adaptive game, :mod:`reference.bounds.game_filter`)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ..bounds.game_filter import FINE, RATIO, charge_index, game_budget
 from ..catalog import cites
 from ..precision import Domain, check
-from .base import BudgetExceeded, _Accountant, _dec, _exact_json, _in
+from .base import BudgetExceeded, Remaining, _Accountant, _dec, _exact_json, _in
 
-__all__ = ["GameFilter", "BudgetExceeded"]
+__all__ = ["GameFilter", "BudgetExceeded", "GameFilterRemaining"]
 
 _P = Domain.positive()
 _NN = Domain.nonnegative()
@@ -23,6 +24,15 @@ def _eps_from_json(self, run: list, where: str) -> tuple:
     if len(run) != 1:
         raise ValueError(f"{where} must be [eps_t, count], found {run!r}")
     return (_in(run[0], f"{where}.eps_t", _NN),)
+
+
+@dataclass(frozen=True, eq=False)
+class GameFilterRemaining(Remaining):
+    """The budget state :meth:`GameFilter.remaining` returns: exact integers, in units of grid^2."""
+
+    budget: int     #: B*, certified by the exact adaptive game
+    spent: int
+    remaining: int  #: B* - spent
 
 
 @cites("whitehouse2022", "Theorem 1 (filter semantics)", "Lemma 3 (conditional randomized response)")
@@ -156,11 +166,11 @@ class GameFilter(_Accountant):
         """Commit an eps_t-DP step if admitted; True iff committed."""
         return self._decide(eps_t, True, False)
 
-    def remaining(self) -> dict:
-        """``{"budget": B*, "spent": units spent, "remaining": B* - spent}`` (exact ints, units of grid^2)."""
+    def remaining(self) -> GameFilterRemaining:
+        """``budget`` = B*, ``spent`` = units spent, ``remaining`` = B* - spent (exact ints, units of grid^2)."""
         with self._lock:
             s = int(self._spent)
-        return {"budget": self._gb.budget, "spent": s, "remaining": self._gb.budget - s}
+        return GameFilterRemaining(budget=self._gb.budget, spent=s, remaining=self._gb.budget - s)
 
     def dp_guarantee(self) -> dict:
         """Every run is ``{"eps": eps, "delta": delta}``-DP (exact), by the game certificate."""

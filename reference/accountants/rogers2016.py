@@ -21,6 +21,7 @@ JSON/dict round trip with schema, version and SHA-256 digest that re-validates t
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable
 
@@ -34,6 +35,7 @@ from .whitehouse2023 import (
     _eps_delta_from_json,
     _pair_to_json,
 )
+from .base import Remaining
 from ..precision import (rational, 
     DEFAULT_DPS,
     Domain,
@@ -61,7 +63,43 @@ __all__ = [
     "Lemma64Odometer",
     "AdvancedOdometer",
     "AdvancedOdometerAsPrinted",
+    "Lemma35FilterRemaining",
+    "BasicFilterRemaining",
+    "AdvancedFilterRemaining",
 ]
+
+
+
+# ==========================================================================
+# What remaining() returns
+# ==========================================================================
+
+@dataclass(frozen=True, eq=False)
+class Lemma35FilterRemaining(Remaining):
+    """rogers2016 Lemma 3.5: the exact delta budget state :meth:`Lemma35Filter.remaining` returns."""
+
+    delta_left: Fraction   #: delta'_g - sum delta_i
+    delta_spent: Fraction
+
+
+@dataclass(frozen=True, eq=False)
+class BasicFilterRemaining(Remaining):
+    """rogers2016 Theorem 3.6: the exact budget state :meth:`BasicFilter.remaining` returns."""
+
+    eps_left: Fraction     #: the largest eps_i still admitted (with delta_i <= delta_left)
+    delta_left: Fraction
+    eps_spent: Fraction
+    delta_spent: Fraction
+
+
+@dataclass(frozen=True, eq=False)
+class AdvancedFilterRemaining(Remaining):
+    """rogers2016 Theorem 5.1: the certified budget state :meth:`AdvancedFilter.remaining` returns."""
+
+    max_next_eps: mpmath.mpf  #: rounded down; admitted, and every eps_i above it (by the stated margin) is refused
+    K: mpmath.mpf             #: K at the committed rounds, rounded up
+    delta_left: Fraction      #: delta_g/2 - sum delta_i, exact
+
 
 _P = Domain.positive()
 _NN = Domain.nonnegative()
@@ -238,11 +276,11 @@ class Lemma35Filter(_Lemma35Base):
             self._push(step)
             return True
 
-    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> Lemma35FilterRemaining:
         """rogers2016 Lemma 3.5: exact ``delta_left = delta'_g - sum delta_i`` and ``delta_spent`` (Fractions)."""
         with self._lock:
             S = self._delta_spent
-        return {"delta_left": self._dpg - S, "delta_spent": S}
+        return Lemma35FilterRemaining(delta_left=self._dpg - S, delta_spent=S)
 
 
 class BasicFilter(Lemma35Filter):
@@ -274,14 +312,14 @@ class BasicFilter(Lemma35Filter):
     def _eps_rule(self) -> str:
         return f"sum eps_i <= eps_g = {_dec(self._p['eps_g'])}"
 
-    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> BasicFilterRemaining:
         """rogers2016 Theorem 3.6: exact budget left: ``eps_left``, ``delta_left``, ``eps_spent``, ``delta_spent`` (Fractions).
 
         ``eps_left`` is the largest eps_i still admitted (with delta_i <= delta_left).
         """
         with self._lock:
             S, D = self._stats.S, self._delta_spent
-        return {"eps_left": self._p["eps_g"] - S, "delta_left": self._dpg - D, "eps_spent": S, "delta_spent": D}
+        return BasicFilterRemaining(eps_left=self._p["eps_g"] - S, delta_left=self._dpg - D, eps_spent=S, delta_spent=D)
 
 
 class AdvancedFilter(Lemma35Filter):
@@ -325,7 +363,7 @@ class AdvancedFilter(Lemma35Filter):
         f = _K_PRINTED if self._PRINTED else _K_CORRECTED
         return certified(f, (st.V, p["eps_g"], p["delta_g"], p["constant"]) + st.flat(), "upper", dps)
 
-    def remaining(self, *, dps: int = 20) -> dict:
+    def remaining(self, *, dps: int = 20) -> AdvancedFilterRemaining:
         """rogers2016 Theorem 5.1: what is left, certified.
 
         * ``max_next_eps``: an ``mpf`` rounded DOWN such that ``can_run(max_next_eps)`` is True
@@ -343,7 +381,7 @@ class AdvancedFilter(Lemma35Filter):
             return self._pure(st.plus(e))
 
         if not ok(Fraction(0)):
-            return {"max_next_eps": mpmath.mpf(0), "K": self.K(dps=dps), "delta_left": self._dpg - D}
+            return AdvancedFilterRemaining(max_next_eps=mpmath.mpf(0), K=self.K(dps=dps), delta_left=self._dpg - D)
         lo, hi = Fraction(0), Fraction(1, 2 ** 10)
         while ok(hi):
             lo, hi = hi, hi * 2
@@ -352,8 +390,8 @@ class AdvancedFilter(Lemma35Filter):
                 break
             mid = (lo + hi) / 2  # dyadic: one more bit per iteration
             lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-        return {"max_next_eps": rational(lo, "lower", dps), "K": self.K(dps=dps),
-                "delta_left": self._dpg - D}
+        return AdvancedFilterRemaining(max_next_eps=rational(lo, "lower", dps), K=self.K(dps=dps),
+                                       delta_left=self._dpg - D)
 
 
 class AdvancedFilterAsPrinted(AdvancedFilter):

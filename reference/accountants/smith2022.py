@@ -6,16 +6,19 @@ Closed forms in :mod:`reference.bounds.smith2022` (the rule, the eps-DP -> GDP c
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
+
+import mpmath
 
 
 from ..bounds.dong2022 import gdp_mu
 from ..bounds.smith2022 import dp_step_mu_q, gdp_filter_admits
 from ..catalog import cites
 from ..precision import DEFAULT_DPS, Domain, check
-from .base import BudgetExceeded, _Accountant, _dec, _in
+from .base import BudgetExceeded, Remaining, _Accountant, _dec, _in
 
-__all__ = ["GaussianDPFilter", "BudgetExceeded"]
+__all__ = ["GaussianDPFilter", "BudgetExceeded", "GaussianDPFilterRemaining"]
 
 _P = Domain.positive()
 _NN = Domain.nonnegative()
@@ -30,6 +33,14 @@ def _mu_from_json(self, run: list, where: str) -> tuple:
     if len(run) != 1:
         raise ValueError(f"{where} must be [mu_t, count], found {run!r}")
     return (_in(run[0], f"{where}.mu_t", _NN),)
+
+
+@dataclass(frozen=True, eq=False)
+class GaussianDPFilterRemaining(Remaining):
+    """smith2022: the budget state :meth:`GaussianDPFilter.remaining` returns."""
+
+    mu_budget: mpmath.mpf  #: mu*(eps, delta), rounded down
+    S: Fraction            #: sum mu_j^2, exact
 
 
 @cites("smith2022", "main theorem (the GDP filter)")
@@ -172,11 +183,11 @@ class GaussianDPFilter(_Accountant):
         return self._decide(self._dp(eps_t), True, False)
 
     # ---- reporting --------------------------------------------------------
-    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
-        """``{"mu_budget": mu*(eps, delta) rounded DOWN, "S": sum mu_j^2 (exact)}``."""
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> GaussianDPFilterRemaining:
+        """``mu_budget`` = mu*(eps, delta) rounded DOWN, ``S`` = sum mu_j^2 (exact)."""
         with self._lock:
             S = self._S
-        return {"mu_budget": gdp_mu(self._p["eps"], self._p["delta"], dps=dps), "S": S}
+        return GaussianDPFilterRemaining(mu_budget=gdp_mu(self._p["eps"], self._p["delta"], dps=dps), S=S)
 
     def dp_guarantee(self, *, dps: int = DEFAULT_DPS) -> dict:
         """smith2022: every run is mu*-GDP, hence ``{"eps": eps, "delta": delta}`` (exact), with ``"mu"`` = mu* rounded DOWN."""

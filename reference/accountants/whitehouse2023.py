@@ -44,6 +44,7 @@ Every class carries ``__citations__`` (tuple of dicts with keys ``paper``,
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
@@ -74,6 +75,7 @@ from .base import (
     _U0,
     SCHEMA_VERSION,
     BudgetExceeded,
+    Remaining,
     _Accountant,
     _cite,
     _dec,
@@ -94,6 +96,9 @@ __all__ = [
     "ZCDPFilter",
     "MixedFilter",
     "Odometer",
+    "DPFilterRemaining",
+    "MixedFilterRemaining",
+    "ZCDPFilterRemaining",
 ]
 
 # ==========================================================================
@@ -125,6 +130,38 @@ def _max_eps_formula(c, dp, e, V):
 
 def _max_rho_formula(c, dp, e, V):
     return _clamped_gap(c, dp, e, V) / 2
+
+
+# ==========================================================================
+# What remaining() returns
+# ==========================================================================
+
+@dataclass(frozen=True, eq=False)
+class DPFilterRemaining(Remaining):
+    """whitehouse2022 Theorem 1: the budget state :meth:`DPFilter.remaining` returns (rounding as documented there)."""
+
+    max_next_eps: mpmath.mpf  #: sqrt(max(y* - V, 0)), rounded down
+    max_next_V: mpmath.mpf    #: max(y* - V, 0), rounded down
+    delta_left: Fraction      #: delta'' - sum delta_m, exact
+    eps_spent: mpmath.mpf     #: sqrt(2 log(1/delta') V) + V/2, rounded up
+    delta: Fraction           #: delta' + delta'', exact
+
+
+@dataclass(frozen=True, eq=False)
+class MixedFilterRemaining(DPFilterRemaining):
+    """whitehouse2022 Theorem 6: :class:`DPFilterRemaining` and the largest zCDP step still admitted."""
+
+    max_next_rho: mpmath.mpf  #: max(y* - V, 0)/2, rounded down
+
+
+@dataclass(frozen=True, eq=False)
+class ZCDPFilterRemaining(Remaining):
+    """whitehouse2022 Theorem 7: the exact budget state :meth:`ZCDPFilter.remaining` returns."""
+
+    rho_left: Fraction     #: rho - sum rho_n: the largest rho_n still admitted
+    delta_left: Fraction   #: delta - sum delta_n
+    rho_spent: Fraction
+    delta_spent: Fraction
 
 
 # ==========================================================================
@@ -312,10 +349,11 @@ class DPFilter(_Accountant):
         """
         return self._try(self._parse_step(eps_n, delta_n))
 
-    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> DPFilterRemaining:
         """whitehouse2022 Theorem 1: what is left of the budget, certified.
 
-        Returns a dict:
+        Returns a :class:`DPFilterRemaining` (a frozen dataclass that also reads as the dict
+        returned before, :class:`~reference.accountants.base.Remaining`):
 
         * ``max_next_eps``: ``sqrt(max(y* - V, 0))`` rounded DOWN (``mpf``), where y* is the
           root of ``sqrt(2 log(1/delta') y) + y/2 = eps`` (corrected eq. (6), whitehouse2022).
@@ -332,13 +370,13 @@ class DPFilter(_Accountant):
         with self._lock:
             V, S = self._V, self._delta_spent
         e, dp, d2 = self._p["eps"], self._p["delta_prime"], self._p["delta_second"]
-        return {
-            "max_next_eps": certified(_max_eps_formula, (dp, e, V), "lower", dps),
-            "max_next_V": certified(_clamped_gap, (dp, e, V), "lower", dps),
-            "delta_left": d2 - S,
-            "eps_spent": filter_spent(V, dp, dps=dps),
-            "delta": dp + d2,
-        }
+        return DPFilterRemaining(
+            max_next_eps=certified(_max_eps_formula, (dp, e, V), "lower", dps),
+            max_next_V=certified(_clamped_gap, (dp, e, V), "lower", dps),
+            delta_left=d2 - S,
+            eps_spent=filter_spent(V, dp, dps=dps),
+            delta=dp + d2,
+        )
 
 
 # ==========================================================================
@@ -461,17 +499,17 @@ class MixedFilter(DPFilter):
         """whitehouse2022 Theorem 6: :meth:`try_run_dp`/:meth:`try_run_zcdp` for a tagged step (see :meth:`can_run_step`)."""
         return self._try(self._parse_any(step))
 
-    def remaining(self, *, dps: int = DEFAULT_DPS) -> dict:
+    def remaining(self, *, dps: int = DEFAULT_DPS) -> MixedFilterRemaining:
         """whitehouse2022 Theorem 6: what is left of the budget, certified.
 
         As :meth:`DPFilter.remaining`, plus ``max_next_rho`` = ``max(y* - V, 0)/2`` rounded
         DOWN: the largest zCDP step that is still admitted (up to that rounding).
         """
-        out = super().remaining(dps=dps)
-        with self._lock:
+        with self._lock:  # re-entrant: one state for both parts
+            base = super().remaining(dps=dps)
             V = self._V
-        out["max_next_rho"] = certified(_max_rho_formula, (self._p["delta_prime"], self._p["eps"], V), "lower", dps)
-        return out
+        rho = certified(_max_rho_formula, (self._p["delta_prime"], self._p["eps"], V), "lower", dps)
+        return MixedFilterRemaining(**base, max_next_rho=rho)
 
 
 # ==========================================================================
@@ -602,15 +640,15 @@ class ZCDPFilter(_Accountant):
             self._push(step)
             return True
 
-    def remaining(self) -> dict:
+    def remaining(self) -> ZCDPFilterRemaining:
         """whitehouse2022 Theorem 7: exact budget left: ``rho_left``, ``delta_left``, ``rho_spent``, ``delta_spent`` (``Fraction``).
 
         ``rho_left`` is the largest rho_n still admitted (with delta_n <= delta_left).  No rounding.
         """
         with self._lock:
             R, S = self._rho_spent, self._delta_spent
-        return {"rho_left": self._p["rho"] - R, "delta_left": self._p["delta"] - S,
-                "rho_spent": R, "delta_spent": S}
+        return ZCDPFilterRemaining(rho_left=self._p["rho"] - R, delta_left=self._p["delta"] - S,
+                                   rho_spent=R, delta_spent=S)
 
     def dp_guarantee(self, delta_prime, *, dps: int = DEFAULT_DPS) -> dict:
         """whitehouse2023 Lemma 1 applied to the filter's target: (eps, delta)-DP of the admitted interaction.
