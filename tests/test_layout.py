@@ -5,7 +5,9 @@ Layers (CONTRIBUTING.md): core (``precision``, ``catalog``) <- ``bounds`` <- ``a
 A module may import its own layer's package and any lower layer, never a higher one or a
 sibling layer; the catalog's registration of the bounds is the one lazy (function-level)
 exception.  Module-level imports have no cycle.  The old flat paths still import, with a
-``DeprecationWarning`` that names the new path.
+``DeprecationWarning`` that names the new path.  The top-level package ``fullyadaptive`` (the
+supported import name) is a facade above every layer, ``cli`` included: it imports from
+``reference`` and defines nothing, and no module of ``reference`` or ``symbolic`` imports it.
 """
 from __future__ import annotations
 
@@ -140,3 +142,55 @@ def test_old_paths_import_with_a_warning_naming_the_new_path(old):
     for n in new:
         for name in getattr(importlib.import_module(n), "__all__", ()):
             assert hasattr(mod, name), f"{old}.{name} is missing from the alias"
+
+
+FACADE = Path(__file__).resolve().parents[1] / "fullyadaptive"
+
+
+def test_the_facade_sits_above_every_layer():
+    """fullyadaptive re-exports (imports from reference only, at module level) and nothing below imports it."""
+    files = sorted(FACADE.rglob("*.py"))
+    assert [p.name for p in files] == ["__init__.py"], "the facade is one module"
+    tree = ast.parse(files[0].read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            assert node.__class__ is ast.ImportFrom and node.level == 0 and all(
+                m == "reference" or m.startswith("reference.") for m in mods), ast.dump(node)
+        else:
+            assert isinstance(node, (ast.Expr, ast.Assign)), f"the facade defines nothing: {ast.dump(node)[:80]}"
+    below = [*MODULES.values(), *sorted((ROOT.parent / "symbolic").rglob("*.py"))]
+    for path in below:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            assert not any(n == "fullyadaptive" or n.startswith("fullyadaptive.") for n in names), path
+
+
+def test_the_facade_exports_the_public_api():
+    import fullyadaptive
+    import reference
+    import reference.accountants as A
+    from reference.bounds.planner import plan
+    from reference.catalog import entries, get
+    from reference.falsify import falsify
+    from reference.profiles.check import check
+    from reference.report import provenance
+
+    assert set(A.__all__) <= set(fullyadaptive.__all__) and "GameFilter" in fullyadaptive.__all__
+    assert all(getattr(fullyadaptive, n) is getattr(A, n) for n in A.__all__)
+    assert (fullyadaptive.plan, fullyadaptive.check, fullyadaptive.falsify, fullyadaptive.entries, fullyadaptive.get,
+            fullyadaptive.provenance) == (plan, check, falsify, entries, get, provenance)
+    assert fullyadaptive.__version__ == reference.__version__
+    assert all(hasattr(fullyadaptive, n) for n in fullyadaptive.__all__)
+    assert len(set(fullyadaptive.__all__)) == len(fullyadaptive.__all__)
+
+
+def test_the_facades_tour_runs():
+    """The module docstring of fullyadaptive is a doctest: its numbers are the library's."""
+    import doctest
+
+    import fullyadaptive
+
+    res = doctest.testmod(fullyadaptive, optionflags=doctest.ELLIPSIS)
+    assert res.attempted >= 8 and res.failed == 0, res
