@@ -65,3 +65,22 @@ def test_bad_workload_exits_2_naming_the_item(spec, msg, capsys):
 def test_bad_target_exits_2(capsys):
     assert main(["plan", "--eps", "1", "--delta", "2", "--workload", "rr:0.1"]) == 2
     assert "delta" in capsys.readouterr().err
+
+
+def test_game_filter_row_on_a_heterogeneous_cycle_matches_the_stateful_filter():
+    """The plan's game-filter count on a mixed pure-DP cycle equals running the shipped GameFilter on that cycle
+    (same grid, same eps_max) until it refuses; its certificate is part of the row."""
+    from reference.accountants import GameFilter
+
+    p = plan(1, "1e-6", "rr:0.01*3; rr:0.025; rr:0.1")
+    row = next(r for r in p["rows"] if r["key"] == "game_filter")
+    cert = row["certificate"]
+    assert cert["grid"] == "1/100" and F(cert["eps_max"]) >= F(1, 10)
+    f = GameFilter(1, "1e-6", "0.01", cert["eps_max"])
+    assert f.budget == cert["budget"]
+    cycle = ["0.01", "0.01", "0.01", "0.025", "0.1"]
+    n = 0
+    while f.try_run(cycle[n % len(cycle)]):
+        n += 1
+    assert row["rounds"] == n > 0
+    assert [f.charge(x) for x in ("0.01", "0.025", "0.1")] == [1, 9, 100]
