@@ -426,7 +426,7 @@ def _cmd_derive(args) -> int:
 #: which registers a parser whose ``func`` default returns the exit status.
 EXTENSIONS: tuple[str, ...] = ("reference.cli.simulations", "reference.cli.martingales", "reference.cli.verify",
                                "reference.cli.figures", "reference.cli.falsify", "reference.cli.check",
-                               "reference.cli.plan")
+                               "reference.cli.plan", "reference.cli.game")
 
 
 def _add_extensions(sub) -> list[str]:

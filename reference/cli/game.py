@@ -1,0 +1,58 @@
+"""The ``fullyadaptive game`` subcommand (see :data:`reference.cli.EXTENSIONS`): the game filter's certified budget.
+
+The computation is :func:`reference.bounds.game_filter.game_budget`; the stateful filter is
+:class:`reference.accountants.game.GameFilter`.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+__all__ = ["add_cli"]
+
+
+def _game(args) -> int:
+    from ..bounds.game_filter import GameTooLarge, game_budget
+    from . import build_info, error_line
+
+    try:
+        gb = game_budget(args.eps, args.delta, args.grid, args.eps_max)
+    except GameTooLarge as exc:
+        print(error_line("game", str(exc)), file=sys.stderr)
+        return 2
+    except (ValueError, TypeError) as exc:
+        print(error_line("game", str(exc)), file=sys.stderr)
+        return 2
+    cert = gb.as_dict()
+    if args.json:
+        print(json.dumps({**cert, "seconds": round(gb.seconds, 3), **build_info()}, indent=2))
+        return 0
+    pct = 100 * gb.budget / gb.kov if gb.kov else 100.0
+    print(f"Game-certified filter for target (eps, delta) = ({gb.eps}, {gb.delta}), grid g = {gb.grid}:")
+    print(f"  budget B* = {gb.budget} units of g^2: {gb.budget} steps of {gb.grid}-DP "
+          f"({pct:.1f}% of the optimal non-adaptive {gb.kov})")
+    print(f"  a step eps_t <= eps_max = {gb.eps_max} is charged (g m)^2, m the least menu multiple with g m >= eps_t;")
+    print(f"  menu multiples m: {', '.join(map(str, gb.steps))}")
+    print(f"  certificate: game value at B* <= {float(gb.upper_at_budget):.6g} <= delta"
+          + (f"; at B* + 1 >= {float(gb.lower_above):.6g} > delta (B* is the largest budget for this menu)"
+             if gb.decided else "; B* + 1 not certified above delta (B* is safe, perhaps not the largest)"))
+    print(f"  engine {gb.engine}, horizon {gb.R_max}, {gb.seconds:.2f} s")
+    return 0
+
+
+def add_cli(sub) -> list[str]:
+    """Register ``game`` on ``sub`` (an argparse subparsers object); returns the command names."""
+    p = sub.add_parser(
+        "game",
+        help="the game-certified filter's budget for a target (eps, delta) and a grid, with its certificate",
+        description="Compute, by the exact adaptive game (backward induction over the randomized-response transcript, "
+                    "certified), the largest budget B* such that the filter charging each eps_t-DP step (g ceil(eps_t/g))^2 "
+                    "on its menu and admitting while the charges fit B* is (eps, delta)-DP against every fully adaptive "
+                    "analyst. Prints B* and its certificate (the game value at B* and at B* + 1).")
+    p.add_argument("--eps", required=True, help="target epsilon > 0 (exact decimal, e.g. 1)")
+    p.add_argument("--delta", required=True, help="target delta in [1e-300, 1) (exact decimal, e.g. 1e-6)")
+    p.add_argument("--grid", required=True, help="grid unit g > 0, e.g. the workload's eps0 (0.01)")
+    p.add_argument("--eps-max", default=None, help="largest step certified (default: the budget's reach)")
+    p.add_argument("--json", action="store_true", help="print the certificate as JSON (with version and commit)")
+    p.set_defaults(func=_game)
+    return ["game"]
