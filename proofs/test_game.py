@@ -320,3 +320,15 @@ def test_budget_equal_to_the_kov_count_is_still_decided():
     """When the menu does not help (eps0 = 0.1: B* = n_KOV = 10), the sweep must reach B* + 1 to certify it."""
     gb = game_budget(1, D6, F(1, 10))
     assert gb.budget == gb.kov == 10 and gb.decided and gb.lower_above > D6
+
+
+@pytest.mark.parametrize("eps0", ["0.1", "0.05", "0.01"])
+def test_cycle_convolution_on_a_one_step_cycle_is_the_kov_count(eps0):
+    """The certified forward convolution (the plan's optimum for mixed cycles) reproduces the KOV count on a cycle of one
+    step, from scratch and from a known-good start."""
+    from reference.bounds.game import cycle_optimal_rounds
+
+    n = optimal_rounds_homogeneous(F(eps0), 1, D6)
+    assert cycle_optimal_rounds([eps0], 1, D6) == (n, True)
+    assert cycle_optimal_rounds([eps0], 1, D6, n_start=max(0, n - 5)) == (n, True)
+    assert cycle_optimal_rounds([eps0], 1, D6, max_cells=10) is None or n <= 2

@@ -84,3 +84,43 @@ def test_game_filter_row_on_a_heterogeneous_cycle_matches_the_stateful_filter():
         n += 1
     assert row["rounds"] == n > 0
     assert [f.charge(x) for x in ("0.01", "0.025", "0.1")] == [1, 9, 100]
+
+
+def test_mixed_pure_dp_cycle_optimum_against_a_50_digit_enumeration():
+    """The plan's optimum on a mixed eps-DP cycle (the certified convolution) against an independent route: the
+    hockey-stick of the product of randomized responses enumerated over the counts of +eps outcomes at 50 digits."""
+    import mpmath
+
+    p = plan(1, "1e-6", "rr:0.01*3;rr:0.025;rr:0.1")
+    n = p["optimal"]
+    assert n is not None and "murtagh2016" in p["optimal_source"]
+    assert all(r["rounds"] <= n for r in p["rows"])
+    cycle = [F(1, 100)] * 3 + [F(1, 40), F(1, 10)]
+    mp = mpmath.mp.clone()
+    mp.dps = 50
+
+    def delta_at(k):
+        counts: dict = {}
+        for i in range(k):
+            e = cycle[i % len(cycle)]
+            counts[e] = counts.get(e, 0) + 1
+        items = list(counts.items())
+        total = mp.mpf(0)
+
+        def rec(j, loss, prob):
+            nonlocal total
+            if j == len(items):
+                x = 1 - mp.exp(1 - loss)
+                if x > 0:
+                    total += prob * x
+                return
+            e, c = items[j]
+            E = mp.exp(mp.mpf(e.numerator) / e.denominator)
+            pu = E / (1 + E)
+            for up in range(c + 1):
+                rec(j + 1, loss + (2 * up - c) * mp.mpf(e.numerator) / e.denominator,
+                    prob * mp.binomial(c, up) * pu ** up * (1 - pu) ** (c - up))
+        rec(0, mp.mpf(0), mp.mpf(1))
+        return total
+
+    assert delta_at(n) <= mp.mpf(10) ** -6 < delta_at(n + 1)

@@ -321,3 +321,100 @@ def _log_up(x: Fraction) -> Fraction:
 def _sqrt_up(x: Fraction) -> Fraction:
     with mpmath.workprec(80):
         return _frac_up(mpmath.sqrt(mpmath.mpf(x.numerator) / x.denominator) * (1 + mpmath.mpf(2) ** -70))
+
+
+def payoff_down(eps: Fraction, g: Fraction, lo: int, n: int) -> np.ndarray:
+    """Doubles <= (1 - e^{eps - l g})_+ for l = lo..lo+n-1 (0 where l g <= eps)."""
+    out = np.zeros(n)
+    k0 = int(math.floor(eps / g)) + 1
+    for i in range(max(0, k0 - lo), n):
+        x = eps - (lo + i) * g
+        if x < -800:
+            out[i] = 1.0 - 2.0 ** -52
+            continue
+        w = 1 - _IV.exp(_IV.mpf(x.numerator) / x.denominator)
+        out[i] = _to_float(w._mpi_[0], "f")
+    return out
+
+
+@cites("murtagh2016", "Theorem 1.5 (the optimal composition of eps_i-DP mechanisms is that of randomized responses)")
+@cites(K15, "Theorem 3.3 (randomized response dominates every eps-DP step)")
+def cycle_optimal_rounds(cycle, eps, delta, *, n_start: int = 0,
+                         max_cells: int = 2 * 10 ** 8) -> Optional[tuple[int, bool]]:
+    """Largest n such that the first n steps of the repeated ``cycle`` (eps_i-DP, fixed in advance) compose to (eps, delta)-DP.
+
+    Contract: the optimal (non-adaptive) composition of a fixed sequence of eps_i-DP mechanisms
+    is that of randomized responses RR_{eps_i} (murtagh2016), whose loss lives on uZ with u the
+    gcd of the eps_i; one forward pass computes delta_n(eps) = E_P[(1 - e^{eps - L_n})_+] for
+    every n, certified: probabilities and payoffs rounded up (upper end) or down (lower end) from
+    120-bit intervals, ``(1 - u)^{2n+2}`` and ``(1 + u)^{4n+2}`` a-posteriori factors as in
+    :func:`threshold_game`.  Returns ``(n, decided)`` with ``upper(delta_n) <= delta`` and
+    ``decided`` iff ``lower(delta_{n+1}) > delta``; ``None`` when the pass would exceed
+    ``max_cells`` loss cells (n x support), i.e. too long a workload for this route.
+    ``n_start``: a count already known to fit (e.g. a valid filter's rounds on the same cycle:
+    a fixed sequence is one adaptive analyst); delta_n is evaluated only from there on (delta_n
+    grows with n).
+    Preconditions: a non-empty sequence of eps_i > 0; eps > 0; 0 < delta < 1; n_start >= 0.
+    """
+    es = [check(f"cycle[{i}]", e, Domain.positive()) for i, e in enumerate(cycle)]
+    if not es:
+        raise ValueError("cycle must contain at least one eps_i > 0, found none")
+    eps = check("eps", eps, Domain.positive())
+    delta = check("delta", delta, Domain.open_unit())
+    from math import gcd
+    den = 1
+    for e in es:
+        den = den * e.denominator // gcd(den, e.denominator)
+    num = 0
+    for e in es:
+        num = gcd(num, int(e * den))
+    u = Fraction(num, den)
+    a = [int(e / u) for e in es]
+    probs = [rr_probs_up(e) for e in es]
+    per_cycle = sum(a)
+    vec = np.ones(1)
+    off = 0  # loss index of vec[0]
+    cells = 0
+    n = 0
+    w_hi = w_lo = None
+    w_off, w_len = 0, 0
+
+    def weights(lo, length):
+        nonlocal w_hi, w_lo, w_off, w_len
+        if w_hi is None or lo < w_off or lo + length > w_off + w_len:
+            w_off, w_len = lo - 4 * per_cycle, length + 8 * per_cycle
+            w_hi, w_lo = payoff_up(eps, u, w_off, w_len), payoff_down(eps, u, w_off, w_len)
+        s = lo - w_off
+        return w_hi[s: s + length], w_lo[s: s + length]
+
+    n_start = int(n_start)
+    est = (n_start + 1) ** 2 * per_cycle // len(es)
+    if est > max_cells:
+        return None
+    last_ok = 0
+    while True:
+        i = n % len(es)
+        m = a[i]
+        pu, pd = probs[i]
+        new = np.zeros(len(vec) + 2 * m)
+        new[2 * m:] += vec * pu
+        new[:len(vec)] += vec * pd
+        vec, off = new, off - m
+        n += 1
+        cells += len(vec)
+        if cells > max_cells:
+            return None
+        if n <= n_start:
+            last_ok = n
+            continue
+        wh, wl = weights(off, len(vec))
+        k = n + 1
+        s_hi = math.fsum((vec * wh).tolist())
+        s_lo = math.fsum((vec * wl).tolist())
+        add = 3 * k * len(vec) * 2.0 ** -1074
+        hi = (Fraction(s_hi) + Fraction(add)) / (1 - (2 * k + 2) * U)
+        lo = (Fraction(s_lo) - Fraction(add)) * (1 - (4 * k + 2) * U)
+        if hi <= delta:
+            last_ok = n
+            continue
+        return last_ok, (last_ok == n - 1 and lo > delta)

@@ -23,7 +23,9 @@ value at B* and at B* + 1, the menu, the engine version).
 Optimal non-adaptive limits: homogeneous RR -- the exact optimal composition of Kairouz, Oh,
 Viswanath (:func:`reference.bounds.baselines.optimal_rounds_homogeneous`); Gaussian/GDP-only
 workloads -- the largest n with delta_{sqrt(sum mu^2)}(eps) <= delta (dong2022 Cor. 2.13 and 3.3,
-attained by Gaussian mechanisms); mixed RR workloads -- not computed (``n/a``).
+attained by Gaussian mechanisms); mixed RR workloads -- the certified optimal composition of the fixed cycle (murtagh2016: that of
+randomized responses; :func:`reference.bounds.game.cycle_optimal_rounds`) when it is short enough,
+else ``n/a``; workloads mixing RR with Gaussian steps -- not computed (``n/a``).
 """
 from __future__ import annotations
 
@@ -282,7 +284,7 @@ def _game_row(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> dict | N
             "certificate": cert}
 
 
-def _optimal(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> tuple[int | None, str]:
+def _optimal(cycle: Sequence[Step], eps: Fraction, delta: Fraction, rows: Sequence[dict] = ()) -> tuple[int | None, str]:
     from ..bounds.baselines import optimal_rounds_homogeneous
     from ..bounds.dong2022 import gdp_mu
     from ..bounds.smith2022 import gdp_filter_admits
@@ -290,6 +292,15 @@ def _optimal(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> tuple[int
     kinds = {s.kind for s in cycle}
     if kinds == {"dp"} and len(set(cycle)) == 1:
         return optimal_rounds_homogeneous(cycle[0].value, eps, delta), "kairouz2015 Theorem 3.3 (exact optimal composition of RR)"
+    if kinds == {"dp"}:
+        from .game import cycle_optimal_rounds
+
+        known = max([r["rounds"] for r in rows if r["key"] == "game_filter"] or [0])  # a valid filter's count fits
+        res = cycle_optimal_rounds([s.value for s in cycle], eps, delta, n_start=known)
+        if res is not None and res[1]:
+            return res[0], ("murtagh2016 Theorem 1.5 (the optimal composition of the fixed sequence is that of randomized "
+                            "responses), certified forward convolution")
+        return None, "not computed: the mixed pure-DP cycle is too long for the certified convolution"
     if kinds == {"gdp"}:
         mu_star = float(gdp_mu(eps, delta, dps=15))
         guess = int(mu_star ** 2 / _float_charge(cycle, lambda s: float(s.value) ** 2))
@@ -312,8 +323,8 @@ def plan(eps, delta, workload) -> dict:
     e = check("eps", eps, Domain.positive())
     d = check("delta", delta, Domain.open_unit())
     cycle = parse_workload(workload) if isinstance(workload, str) else tuple(workload)
-    opt, src = _optimal(cycle, e, d)
     rows = _rules(cycle, e, d)
+    opt, src = _optimal(cycle, e, d, rows)
     for r in rows:
         p = percent_of_optimal(r["rounds"], opt)
         r["percent_of_optimal"] = None if p is None else float(p)
