@@ -939,7 +939,7 @@ def figure2_data(ns: Sequence[int] = FIGURE2_NS, eps0_grid: Sequence = FIGURE2_E
                        "amplifies": [amplifies(v, x) for v, x in zip(y, xs)]})
         ye = [erlingsson2019_thm7_eps(x, nn, d, dps=dps) if (x < Fraction(1, 2) and nn >= 1000 and d < Fraction(1, 100)) else None
               for x in xs]
-        series.append({"label": f"[19, Thm 7], n = {nn}", "source": "erlingsson2019_thm7_eps", "n": nn, "y": ye,
+        series.append({"label": f"Erlingsson et al. 2019 Thm 7, n = {nn}", "source": "erlingsson2019_thm7_eps", "n": nn, "y": ye,
                        "amplifies": [None if v is None else amplifies(v, x) for v, x in zip(ye, xs)]})
     return {"delta": d, "x": xs, "threshold": list(xs), "series": series}
 
@@ -968,7 +968,7 @@ def figure2_vs_users(eps0_values: Sequence = FIGURE2_EPS0_SERIES, ns: Sequence[i
                        "amplifies": [amplifies(v, ee) for v in y], "threshold": ee})
         ye = [erlingsson2019_thm7_eps(ee, n, d, dps=dps) if (ee < Fraction(1, 2) and n >= 1000 and d < Fraction(1, 100)) else None
               for n in xs]
-        series.append({"label": f"[19, Thm 7], eps0 = {ee}", "source": "erlingsson2019_thm7_eps", "eps0": ee, "y": ye,
+        series.append({"label": f"Erlingsson et al. 2019 Thm 7, eps0 = {ee}", "source": "erlingsson2019_thm7_eps", "eps0": ee, "y": ye,
                        "amplifies": [None if v is None else amplifies(v, ee) for v in ye], "threshold": ee})
     return {"delta": d, "x": xs, "series": series}
 

@@ -279,7 +279,7 @@ def _draw_renyi(fig, d) -> None:
     ax.set_ylim(0, 1.1 * max([d["optimal"] or 0, d["k_star"]] + list(d["y"])))
     ax.set_xlabel("alpha - 1")
     ax.set_ylabel(f"rounds of {p['eps0']}-DP steps admitted")
-    ax.set_title("Calibrated Renyi filter: rounds against the order alpha")
+    ax.set_title("Calibrated Renyi filter: rounds against alpha - 1 (the Renyi order minus one)")
     ax.legend(fontsize=7)
     _caption(fig, f"target (eps, delta) = ({p['eps']}, {p['delta']}); budget canonne2020 Prop. 12 rounded down; "
                   "exact decisions")
