@@ -332,3 +332,19 @@ def test_cycle_convolution_on_a_one_step_cycle_is_the_kov_count(eps0):
     assert cycle_optimal_rounds([eps0], 1, D6) == (n, True)
     assert cycle_optimal_rounds([eps0], 1, D6, n_start=max(0, n - 5)) == (n, True)
     assert cycle_optimal_rounds([eps0], 1, D6, max_cells=10) is None or n <= 2
+
+
+def test_cycle_optimum_decides_on_the_upper_end():
+    """A delta strictly inside the certified bracket of delta_m: m is not admitted (its upper end exceeds delta) and the
+    count is not 'decided' (its lower end does not); the brackets contain the KOV values."""
+    from reference.bounds.game import cycle_optimal_rounds
+
+    tr: list = []
+    n, ok = cycle_optimal_rounds(["0.05"], 1, D6, trace=tr)
+    assert ok and n == 26
+    for m, lo, hi in tr:
+        exact = F(mpmath.nstr(kov_delta(F(1, 20), 0, m, 1, dps=40), 38))
+        assert lo * (1 - F(1, 10 ** 30)) <= exact <= hi * (1 + F(1, 10 ** 30)) and lo < hi
+    m, lo, hi = tr[-1]
+    assert m == 27
+    assert cycle_optimal_rounds(["0.05"], 1, (lo + hi) / 2) == (26, False)

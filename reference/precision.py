@@ -898,3 +898,19 @@ def digits_of_inverse(q: Fraction) -> int:
     """
     return max(0, _ndigits(q.denominator) - _ndigits(q.numerator) + 1)
 
+
+def frac_gcd(xs) -> Fraction:
+    """Greatest common divisor of nonnegative rationals (gcd of numerators over lcm of denominators); 0 if all are 0.
+
+    The lattice unit of a menu of step sizes: every x in ``xs`` is an integer multiple of the result (exact).
+    """
+    xs = [Fraction(x) for x in xs if x]
+    if not xs:
+        return Fraction(0)
+    den = 1
+    for x in xs:
+        den = den * x.denominator // math.gcd(den, x.denominator)
+    num = 0
+    for x in xs:
+        num = math.gcd(num, int(x * den))
+    return Fraction(num, den)

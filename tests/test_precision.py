@@ -393,3 +393,18 @@ def test_ascii_decimal_parser_agrees_with_decimal(d, fmt):
     if s.strip().startswith("+-"):
         return
     assert to_exact(s, "x") == Fraction(Decimal(s.strip()))
+
+
+def test_frac_gcd_is_the_largest_common_unit():
+    """frac_gcd: every input is an integer multiple of it, and the quotients have gcd 1 (so no larger unit exists)."""
+    import math
+    from fractions import Fraction as Fr
+
+    from reference.precision import frac_gcd
+
+    assert frac_gcd([Fr(1, 4), Fr(1, 6)]) == Fr(1, 12)
+    assert frac_gcd([Fr(0), Fr(3, 10)]) == Fr(3, 10) and frac_gcd([0, 0]) == 0
+    for xs in ([Fr(1, 100), Fr(1, 40), Fr(1, 10)], [Fr(7, 3), Fr(14, 9)], [Fr(19, 10000), Fr(1, 100)]):
+        g = frac_gcd(xs)
+        q = [x / g for x in xs]
+        assert all(v.denominator == 1 for v in q) and math.gcd(*(int(v) for v in q)) == 1

@@ -7,23 +7,14 @@ from fractions import Fraction
 from ..bounds.game_filter import FINE, RATIO, charge_index, game_budget
 from ..catalog import cites
 from ..precision import Domain, check
-from .base import BudgetExceeded, Remaining, _Accountant, _dec, _exact_json, _in
+from .base import BudgetExceeded, Remaining, _Accountant, _dec
+from .feldman2021 import _eps_step_from_json, _single_to_json
 
 __all__ = ["GameFilter", "BudgetExceeded", "GameFilterRemaining"]
 
 _P = Domain.positive()
 _NN = Domain.nonnegative()
 _U = Domain.open_unit()
-
-
-def _eps_to_json(self, step: tuple) -> list:
-    return [_exact_json(step[0])]
-
-
-def _eps_from_json(self, run: list, where: str) -> tuple:
-    if len(run) != 1:
-        raise ValueError(f"{where} must be [eps_t, count], found {run!r}")
-    return (_in(run[0], f"{where}.eps_t", _NN),)
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,8 +57,8 @@ class GameFilter(_Accountant):
     #: the grid is a tuning parameter (the certificate holds for whatever grid is used): rounded value;
     #: eps_max is read at its lower end (a smaller eps_max refuses more)
     _PARAM_ENDS = {**_Accountant._PARAM_ENDS, "grid": None}
-    _step_to_json = _eps_to_json
-    _step_from_json = _eps_from_json
+    _step_to_json = _single_to_json           # one exact eps_t per run, as the calibrated filters store it
+    _step_from_json = _eps_step_from_json
     ENGINE = 1  # the integer stamped in the saved state for reference.verify.game.ENGINE_VERSION "game-1"
 
     def __init__(self, eps, delta, grid, eps_max=None):

@@ -22,7 +22,7 @@ from mpmath import libmp
 from mpmath.ctx_iv import MPIntervalContext
 
 from ..catalog import cites
-from ..precision import Domain, check, mpf_to_fraction
+from ..precision import Domain, check, frac_gcd, mpf_to_fraction
 
 __all__ = ["GameMemoryError", "GameTable", "threshold_game", "hoeffding_exit", "payoff_up", "rr_probs_up", "rr_reveal_probs_up", "cert_hi", "cert_lo",
            "ENGINE_VERSION", "MAX_CELLS", "MAX_BYTES", "NEAR"]
@@ -41,6 +41,7 @@ _IV = MPIntervalContext()
 _IV.prec = 120
 
 
+@cites(W22, "Lemma 3 (randomized response RR_eps: the moves +eps, -eps of the loss under P)")
 def rr_probs_up(e: Fraction) -> tuple[float, float]:
     """Doubles >= the exact e^e/(1+e^e) and 1/(1+e^e) (each at most 2 ulps above)."""
     ee = _IV.mpf(e.numerator) / e.denominator
@@ -57,6 +58,7 @@ def _to_float(x, rnd: str) -> float:
     return libmp.to_float(x, rnd=rnd)
 
 
+@cites(W22, "Lemma 3 (conditional RR_{eps,delta}: the moves +eps, -eps and the reveal)")
 def rr_reveal_probs_up(e: Fraction, d: Fraction) -> tuple[float, float, float]:
     """Doubles >= (1 - d) e^e/(1+e^e), (1 - d)/(1+e^e) and d: conditional RR_{e, d}'s moves +e, -e and reveal (+inf)."""
     one_d = _IV.mpf((1 - d).numerator) / (1 - d).denominator
@@ -67,6 +69,7 @@ def rr_reveal_probs_up(e: Fraction, d: Fraction) -> tuple[float, float, float]:
     return _to_float(up._mpi_[1], "c"), _to_float(dn._mpi_[1], "c"), _to_float(dv._mpi_[1], "c")
 
 
+@cites(W22, "Definition 1 (DP: sup_G P(G) - e^eps Q(G) <= delta, i.e. E_P[(1 - e^{eps - L})_+] <= delta, the payoff)")
 def payoff_up(eps: Fraction, g: Fraction, lo: int, n: int) -> np.ndarray:
     """Doubles >= (1 - e^{eps - l g})_+ for l = lo..lo+n-1 (0 where l g <= eps; 1 where eps - l g < -800)."""
     out = np.zeros(n)
@@ -95,8 +98,11 @@ def hoeffding_exit(a: Fraction, var: Fraction, drift: Fraction) -> Fraction:
     and Ville's inequality gives exp(-(a - drift)^2 / (2 var)) for a > drift (1 otherwise).
     Rounding: returned as an exact rational >= the bound (mpmath exp at 80 bits rounded up).
     """
-    if var <= 0:
-        return Fraction(0) if a > 0 else Fraction(1)
+    a, var, drift = Fraction(a), Fraction(var), Fraction(drift)
+    if var < 0 or drift < 0:
+        raise ValueError(f"var and drift must be >= 0, found var = {var}, drift = {drift}")
+    if var == 0:
+        return Fraction(0) if a > drift else Fraction(1)
     if a <= drift:
         return Fraction(1)
     x = (a - drift) ** 2 / (2 * var)
@@ -114,11 +120,15 @@ def _dyadic(q: Fraction, rnd: str) -> Fraction:
     return -v if sign else v
 
 
+@cites(W22, "Lemma 3 (the game value; a-posteriori bound of its double-precision recursion)")
 def cert_hi(raw: float, D: int) -> Fraction:
+    """Exact rational >= the value whose double recursion of depth D (two roundings per level) gave ``raw``."""
     return _dyadic((Fraction(raw) + 3 * D * TINY) / (1 - 2 * D * U), "c")
 
 
+@cites(W22, "Lemma 3 (the game value; a-posteriori bound of its double-precision recursion)")
 def cert_lo(raw: float, D: int) -> Fraction:
+    """Exact rational <= the value whose double recursion of depth D (at most four roundings per level) gave ``raw``."""
     return _dyadic(max(Fraction(0), (Fraction(raw) - 3 * D * TINY) * (1 - (4 * D + 2) * U)), "f")
 
 
@@ -323,6 +333,7 @@ def _sqrt_up(x: Fraction) -> Fraction:
         return _frac_up(mpmath.sqrt(mpmath.mpf(x.numerator) / x.denominator) * (1 + mpmath.mpf(2) ** -70))
 
 
+@cites(W22, "Definition 1 (DP: sup_G P(G) - e^eps Q(G) <= delta, i.e. E_P[(1 - e^{eps - L})_+] <= delta, the payoff)")
 def payoff_down(eps: Fraction, g: Fraction, lo: int, n: int) -> np.ndarray:
     """Doubles <= (1 - e^{eps - l g})_+ for l = lo..lo+n-1 (0 where l g <= eps)."""
     out = np.zeros(n)
@@ -339,8 +350,8 @@ def payoff_down(eps: Fraction, g: Fraction, lo: int, n: int) -> np.ndarray:
 
 @cites("murtagh2016", "Theorem 1.5 (the optimal composition of eps_i-DP mechanisms is that of randomized responses)")
 @cites(K15, "Theorem 3.3 (randomized response dominates every eps-DP step)")
-def cycle_optimal_rounds(cycle, eps, delta, *, n_start: int = 0,
-                         max_cells: int = 2 * 10 ** 8) -> Optional[tuple[int, bool]]:
+def cycle_optimal_rounds(cycle, eps, delta, *, n_start: int = 0, max_cells: int = 2 * 10 ** 8,
+                         trace: Optional[list] = None) -> Optional[tuple[int, bool]]:
     """Largest n such that the first n steps of the repeated ``cycle`` (eps_i-DP, fixed in advance) compose to (eps, delta)-DP.
 
     Contract: the optimal (non-adaptive) composition of a fixed sequence of eps_i-DP mechanisms
@@ -353,7 +364,7 @@ def cycle_optimal_rounds(cycle, eps, delta, *, n_start: int = 0,
     ``max_cells`` loss cells (n x support), i.e. too long a workload for this route.
     ``n_start``: a count already known to fit (e.g. a valid filter's rounds on the same cycle:
     a fixed sequence is one adaptive analyst); delta_n is evaluated only from there on (delta_n
-    grows with n).
+    grows with n).  ``trace`` (a list) receives ``(n, lower end, upper end)`` of every delta_n evaluated.
     Preconditions: a non-empty sequence of eps_i > 0; eps > 0; 0 < delta < 1; n_start >= 0.
     """
     es = [check(f"cycle[{i}]", e, Domain.positive()) for i, e in enumerate(cycle)]
@@ -361,14 +372,7 @@ def cycle_optimal_rounds(cycle, eps, delta, *, n_start: int = 0,
         raise ValueError("cycle must contain at least one eps_i > 0, found none")
     eps = check("eps", eps, Domain.positive())
     delta = check("delta", delta, Domain.open_unit())
-    from math import gcd
-    den = 1
-    for e in es:
-        den = den * e.denominator // gcd(den, e.denominator)
-    num = 0
-    for e in es:
-        num = gcd(num, int(e * den))
-    u = Fraction(num, den)
+    u = frac_gcd(es)
     a = [int(e / u) for e in es]
     probs = [rr_probs_up(e) for e in es]
     per_cycle = sum(a)
@@ -414,6 +418,8 @@ def cycle_optimal_rounds(cycle, eps, delta, *, n_start: int = 0,
         add = 3 * k * len(vec) * 2.0 ** -1074
         hi = (Fraction(s_hi) + Fraction(add)) / (1 - (2 * k + 2) * U)
         lo = (Fraction(s_lo) - Fraction(add)) * (1 - (4 * k + 2) * U)
+        if trace is not None:
+            trace.append((n, lo, hi))
         if hi <= delta:
             last_ok = n
             continue

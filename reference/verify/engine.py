@@ -70,7 +70,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional
 
 import mpmath
 import numpy as np
@@ -79,6 +79,7 @@ from mpmath import libmp
 from ..catalog import cites
 from ..precision import (
     Domain,
+    frac_gcd,
     check,
     check_seq,
     mpf_to_fraction,
@@ -100,18 +101,24 @@ _P = Domain.positive()
 _U0 = Domain.unit_nonneg()
 
 
-def _frac_gcd(xs: Sequence[Fraction]) -> Fraction:
-    """Greatest common divisor of positive rationals (gcd of numerators over lcm of denominators)."""
-    xs = [x for x in xs if x]
-    if not xs:
-        return Fraction(0)
-    den = 1
-    for x in xs:
-        den = den * x.denominator // math.gcd(den, x.denominator)
-    num = 0
-    for x in xs:
-        num = math.gcd(num, int(x * den))
-    return Fraction(num, den)
+def _lattice(menu: tuple, rounds: int) -> tuple:
+    """(u, w, a, dd, J) of a menu: eps unit u and delta unit w (gcds), the items in those units, the V cap J.
+
+    ``J = rounds * min(a)^2`` in units of u^2: paths with V <= J (so the longest has ``rounds`` steps).
+    One function for the verifier and the game engine, so a policy computed by one replays on the same horizon.
+    """
+    u = frac_gcd([e for e, _ in menu])
+    w_unit = frac_gcd([d for _, d in menu]) or Fraction(1)
+    a = tuple(int(e / u) for e, _ in menu)
+    dd = tuple(int(d / w_unit) for _, d in menu)
+    return u, w_unit, a, dd, rounds * min(a) ** 2
+
+
+def _exact_key(st: "AccState") -> tuple:
+    """The exact state a target's answer depends on: (V, delta spent, eps multiset or None); the memo key."""
+    if st.counts is None:
+        return (st.V, st.delta_spent, None)
+    return (st.V, st.delta_spent, tuple(sorted(st.eps_counts().items())))
 
 
 # ===========================================================================
@@ -614,11 +621,7 @@ def verify(target: Target, adversary: Adversary, rounds: int, *, retry: bool = T
     t0 = time.perf_counter()
     target.bind(menu)
     M = len(menu)
-    u = _frac_gcd([e for e, _ in menu])
-    w_unit = _frac_gcd([d for _, d in menu]) or Fraction(1)
-    a = tuple(int(e / u) for e, _ in menu)
-    dd = tuple(int(d / w_unit) for _, d in menu)
-    J = rounds * min(a) ** 2
+    u, w_unit, a, dd, J = _lattice(menu, rounds)
     counts_mode = target.stat == "counts"
     c = iv_context(120)
     probs = [_trans(e, d, c) for e, d in menu]
@@ -634,10 +637,7 @@ def verify(target: Target, adversary: Adversary, rounds: int, *, retry: bool = T
     bound_cache: dict = {}
     memo = target.__dict__.setdefault("_verifier_memo", {})  # persistent across runs: exact state -> answer
 
-    def exact_key(st: AccState):
-        if st.counts is None:
-            return (st.V, st.delta_spent, None)
-        return (st.V, st.delta_spent, tuple(sorted(st.eps_counts().items())))
+    exact_key = _exact_key
 
     def state_of(j, m, x):
         key = (j, m, x)

@@ -64,7 +64,7 @@ from ..bounds.game import (ENGINE_VERSION, MAX_BYTES, MAX_CELLS, NEAR, GameTable
                            rr_reveal_probs_up, threshold_game)
 from ..catalog import cites
 from ..precision import Domain, check
-from .engine import Adversary, AccState, Target, View, _frac_gcd, _menu
+from .engine import Adversary, AccState, Target, View, _exact_key, _lattice, _menu
 
 __all__ = ["GameTable", "threshold_game", "hoeffding_exit", "OptimalResult", "optimal_adversary",
            "PolicyAdversary", "TablePolicy", "ENGINE_VERSION", "MAX_CELLS", "MAX_BYTES", "NEAR"]
@@ -177,22 +177,13 @@ def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_
     t0 = time.perf_counter()
     target.bind(menu)
     M = len(menu)
-    u = _frac_gcd([e for e, _ in menu])
-    w_unit = _frac_gcd([d for _, d in menu]) or Fraction(1)
-    a = tuple(int(e / u) for e, _ in menu)
-    dd = tuple(int(d / w_unit) for _, d in menu)
-    J = rounds * min(a) ** 2
+    u, w_unit, a, dd, J = _lattice(menu, rounds)  # the verifier's lattice and horizon: the policy replays on it
     counts_mode = target.stat == "counts"
     memo = target.__dict__.setdefault("_verifier_memo", {})
 
-    def exact_key(st: AccState):
-        if st.counts is None:
-            return (st.V, st.delta_spent, None)
-        return (st.V, st.delta_spent, tuple(sorted(st.eps_counts().items())))
-
     def admitted(j, m, x, i):
         st = AccState(j * u * u, m * w_unit, x, menu)
-        mk = ("admits", menu[i]) + exact_key(st)
+        mk = ("admits", menu[i]) + _exact_key(st)
         ok = memo.get(mk)
         if ok is None:
             ok = memo[mk] = bool(target.admits(st, menu[i][0], menu[i][1]))
