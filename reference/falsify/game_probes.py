@@ -173,6 +173,15 @@ def run_game_probes(claim_id: str, *, deep: bool = False) -> Optional[dict]:
     return {"worst": worst, "counterexample": ce, "space": space, "seconds": time.perf_counter() - t0}
 
 
+def _game_law_probes(deep):
+    """The game filter against general finite step laws (post-processings of RR, not only RR) at a small grid."""
+    from ..verify.game_targets import GameFilterTarget
+    from .claims import _filter_probes
+
+    return _filter_probes(lambda: GameFilterTarget(1, F(1, 10), F(1, 8), name="GAME_filter_grid_1/8"),
+                          [(F(1, 8), 0), (F(1, 4), 0)], [(F(3, 8), 0)], "pure")(deep)
+
+
 def _register_planted() -> None:
     from .claims import CLAIMS, Claim
 
@@ -181,7 +190,8 @@ def _register_planted() -> None:
     new = [
         Claim("GAME-FILTER", "the game-certified filter (budget B* from the exact adaptive game) makes the stopped "
               "interaction (eps, delta)-DP", "this project (whitehouse2022 Lemma 3 + kairouz2015 Thm 3.3, derived)",
-              ("whitehouse2022_game_filter_budget", "whitehouse2022_game_filter_rounds"), "pure", "dp", "valid", none),
+              ("whitehouse2022_game_filter_budget", "whitehouse2022_game_filter_rounds"), "pure", "dp", "valid",
+              _game_law_probes),
         Claim("NC-GAME-BUDGET-PLUS-ONE", "planted: the game filter with budget B* + 1 (the last unit of slack dropped)",
               "planted false rule", (), "pure", "dp", "false", none, control=True),
         Claim("NC-SUM-SQUARES-AT-KOV", "planted: admit while sum eps^2 <= n_KOV eps0^2 (the homogeneous optimum as a budget)",
