@@ -412,6 +412,10 @@ def _rdp_bracket_end(steps, quantity: str, at: Fraction, dps: int):
     return integer_order_delta(up, fl, at, sgm.ORDERS, dps=dps)[0]
 
 
+#: The finest PLD precision :func:`check` reaches on its own when a subsampled-Gaussian claim lies inside the bracket at
+#: the default precision (1/100, then 1/400, 1/1600, 1/6400: each about twice the cost of the one before).
+AUTO_PRECISION_MIN = Fraction(1, 6400)
+
 #: The claim (eps, delta) being checked and the target relative width of the PLD eps bracket, set by :func:`check` and
 #: :func:`profile` so that both brackets of one check come from one composition (:func:`_sgm_pld_phases`).
 _PLD_HINT: contextvars.ContextVar = contextvars.ContextVar("pld_hint", default=None)
@@ -437,7 +441,7 @@ def _sgm_pld_phases(steps, quantity: str, at: Fraction):
     elif quantity == "eps":
         kw["delta_hint"] = at
     else:
-        kw["eps_hint"] = max(at, Fraction(1, 20))
+        kw["eps_hint"] = at
     if _PLD_PRECISION.get() is not None:
         kw["precision"] = _PLD_PRECISION.get()
     try:
@@ -765,13 +769,24 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, 
     e = _value(eps, "eps", binary)
     d = _value(delta, "delta", binary)  # in [0, 1)
     t = to_exact(tol, "tol")
-    toks = _PLD_HINT.set((e, d)), _PLD_PRECISION.set(_precision(precision))
-    try:
-        db = _group_bracket(steps, "delta", e, dps)
-        eb = _group_bracket(steps, "eps", d, dps)
-    finally:
-        _PLD_HINT.reset(toks[0])
-        _PLD_PRECISION.reset(toks[1])
+    prec = _precision(precision)
+    # a subsampled-Gaussian claim inside the bracket at the default precision is retried on finer grids (each step
+    # divides the target width by 4, about twice the cost) before it is called undecided; an explicit precision is kept
+    auto = prec is None and any(s.mechanism == "subsampled-gaussian" for s in steps)
+    prec = prec if prec is not None else Fraction(1, 100)
+    while True:
+        toks = _PLD_HINT.set((e, d)), _PLD_PRECISION.set(prec)
+        try:
+            db = _group_bracket(steps, "delta", e, dps)
+            eb = _group_bracket(steps, "eps", d, dps)
+        finally:
+            _PLD_HINT.reset(toks[0])
+            _PLD_PRECISION.reset(toks[1])
+        decided = (pure_dp._cmp(db.hi, d) <= 0 or pure_dp._cmp(eb.hi, e) <= 0 or pure_dp._cmp(db.lo, d) > 0
+                   or pure_dp._cmp(eb.lo, e) > 0)
+        if decided or not auto or prec <= AUTO_PRECISION_MIN:
+            break
+        prec = prec / 4
     comp = " + ".join(s.text() for s in steps)
     ehi = mpf_to_fraction(eb.hi) if mpmath.isfinite(eb.hi) else None
     elo = mpf_to_fraction(eb.lo) if mpmath.isfinite(eb.lo) else None

@@ -10,9 +10,10 @@ q N(1, sigma^2), Q = N(0, sigma^2), and a composition (heterogeneous phases incl
 dominated by the product pairs, attained by one pair of neighbouring data sets; so
 delta(eps) = max(H_{e^eps}(P_1 x ... x P_K || Q_1 x ... x Q_K), H_{e^eps}(Q.. || P..)).
 Doroshenko, Ghazi, Kamath, Kumar, Manurangsi, *Connect the dots* (PoPETs 2022), Sec. 3: the
-pessimistic split discretisation.  Hoeffding (1963) / Azuma: the concentration step of the
-lower end (derived below; the same device as Gopi, Lee, Wutschitz, *Numerical composition of
-differential privacy*, NeurIPS 2021, whose mean-preserving discretisation it adapts).
+pessimistic split discretisation (upper end); the lower end is derived below (step 5: a
+post-processing onto the grid, in the spirit of the paper's optimistic estimate; an earlier
+engine used an Azuma-Hoeffding correction after Gopi, Lee, Wutschitz, NeurIPS 2021, which
+converged only at first order in h).
 
 Notation: l(x) = log(p(x)/q(x)) = log(1 - q + q exp((2x - 1)/(2 sigma^2))) (increasing in x);
 f_eps(L) = (1 - e^(eps - L))_+ (nondecreasing, 0 <= f <= 1), and H_{e^eps}(P^K || Q^K) =
@@ -51,35 +52,40 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    (U_new >= U_A (M_B + U_B) + U_B M_A, M the certified mass of a window).  The composed
    integers depend on no floating point and are bit-identical on every machine.
 4. delta_upper(eps) = sum_{j h > eps} (mass at j h) f_eps(j h) + U (f <= 1 on the unknown places).
-5. Lower end.  Let nu be the split law restricted to the fine buckets (sub-probability of
-   total pi = P(fine region), known from the CDF at its two ends), and G the event that every
-   step falls in a fine bucket.  Under P, given its bucket loss l_a, the split value Y is a
-   randomized rounding of l_a to {a h, (a+1) h} (P'((a+1) h)/P(B_a) = w(l_a)); D = Y - l_a has
-   conditional range h and conditional mean mu(l_a) in [0, mu_max], mu_max = h/(1 - e^-h) - 1
-   - log(h/(1 - e^-h)) (Q || P: log((e^h - 1)/h) - 1 + h/(e^h - 1)), both about h^2/8.  The
-   Azuma-Hoeffding inequality gives P(sum (D_i - mu(l_i)) > t) <= exp(-2 t^2 / (K h^2)), and on
-   G, sum L_i >= sum Y_i - K mu_max - t outside that event.  With f nondecreasing, f <= 1:
-       H >= E_P[f_eps(sum L) 1_G] >= E_nu^K f_{eps'}(sum Y) - exp(-2 t^2/(K h^2)),
-       eps' = eps + K mu_max + t.
-   The K-fold nu has total pi^K and, for every grid index i, a lower tail C_nu(i) <= C_W(i) +
-   U (the vector >= the split law >= nu entrywise; U holds whatever was cut), so its upper
-   tail is T_nu(i) >= pi^K - U - C_W(i) = R + T_W(i), R = pi^K - U - (mass of the window,
-   certified by FLINT/Arb).  By Abel summation, for any index m, E_nu^K f(S) >= sum_{J <= j <=
-   m} W_j f(j h) + f(m h) (R + T_W(m + 1)) (J the first index above eps').  t is optimised
-   over a few values; each choice gives a valid bound.  The Q-order is the same on the
-   Q-loss grid -l.  The lower end converges as O(h sqrt(K log(1/eta))), the upper end at
-   second order in h.
+5. Lower end (derived here; the optimistic counterpart of step 2, cf. the optimistic estimate of
+   Doroshenko et al. 2022): a second vector from a different bucketing.  Buckets [b_i, b_(i+1)]
+   (b_0 = -infinity for q < 1; below a far point for q = 1) are chosen so that each ratio
+   P(B)/Q(B) = e^(l_B) lies within a tiny certified deviation of a grid value e^(g_B h): the
+   right end b_(i+1) is a root of P[b_i, x] - e^(g h) Q[b_i, x] (a safeguarded Newton iteration in
+   64-bit Arb -- a choice), then the bucket's masses are computed at full precision in Arb and
+   |l_B - g_B h| <= dev is certified (a bucket with deviation above DEV_MAX = 2^-36 is dropped;
+   so is everything above the last bucket).  Bucketing is a post-processing, so the bucketed
+   pair (P_B, Q_B) is dominated by (P, Q) and its K-fold composition by the true one.  Each atom
+   is then shrunk to the exact ratio: P''_B = min(P_B, e^(g h) Q_B), Q''_B = P''_B e^(-g h), so
+   P'' <= P_B and Q'' <= Q_B atom by atom, with the recorded loss g h within dev of l_B.  For the
+   P-order, with f_eps nondecreasing and >= 0, atom-wise smaller masses give a smaller sum and
+   sum g h >= sum l_B - K dev, so
+       H_{e^eps}(P^K || Q^K) >= E_{P_B^K} f_eps(sum l_B) >= E_{P''^K} f_{eps + K dev}(sum g h);
+   the Q-order is the same with the Q-loss -g h (within dev of -l_B).  The shrunk atoms keep
+   the grid ratios, so one tilted vector carries both orders, as in step 3; its entries are
+   rounded DOWN to multiples of 2^-F (the lower end of the Arb ball), every product is rounded
+   down, and cut tails are simply dropped (a sub-measure only lowers the sum).  So
+   delta_lower(eps) = sum_{j h > eps'} (mass at j h) f_eps'(j h), eps' = eps + K dev, read with
+   every float bound taken downward.  Both ends converge at second order in h (the bucketing
+   and the split each lose O(h^2) per step); no concentration term is needed.  The optimistic
+   grid is refined where needed so that a grid value lies in (log(1 - q), 0)
+   (:func:`lower_bits`).
 6. Evaluation: the sums of step 4/5 use float64 suffix sums of nonnegative terms with
    Higham's relative error bound (Accuracy and Stability, 2nd ed., eq. (3.5)), float
    conversions of the integers with their relative error, e^(-j h/2) from Arb-rounded block
    values times Arb-rounded powers (3 ulps), and the final combination in Arb; every float
    operation is a single IEEE-754 operation (elementwise, or a sequential cumulative sum),
-   and every choice (grid, cuts, fixed point) is made in deterministic 53-bit mpmath, so the
-   results are bit-identical on every machine.
+   and every choice (grid, cuts, fixed point, the optimistic buckets' ends) is made in
+   deterministic 53-bit mpmath or 64-bit Arb, so the results are bit-identical on every machine.
 
-Grid and cost: ``bits`` (h = 2^-bits) is chosen from the request so that the lower end's shift
-t is about 0.6 ``precision`` x eps (:func:`choose_bits`; refined once from the bracket's own
-width), clamped to the memory budget :data:`MAX_LEN` grid values per vector (products are
+Grid and cost: ``bits`` (h = 2^-bits) is chosen from the request so that the bracket's width,
+about K h^2 in eps, is about 0.8 ``precision`` x eps (:func:`choose_bits`; refined once from the
+bracket's own width), clamped to the memory budget :data:`MAX_LEN` grid values per vector (products are
 checked before they are formed; a request beyond it is refused with a message).  The fixed
 point F keeps the rounding junk (about 4 K n1 2^-F, times the tilt's amplification) below a
 quarter of the tail budget, 1e-5 of the requested delta.
@@ -102,8 +108,10 @@ __all__ = ["PLDComposition", "sgm_pld", "sgm_pld_phases", "sgm_pld_delta_bracket
            "sgm_pld_delta", "choose_bits", "K_MAX", "MAX_LEN", "DEFAULT_PRECISION", "ENGINE_VERSION"]
 
 #: bumped whenever a change could alter a computed digit (golden files record it)
-ENGINE_VERSION = "2"
+ENGINE_VERSION = "3"
 K_MAX = 10 ** 6
+#: the largest certified loss deviation |l_B - g_B| of a bucket kept in the optimistic vector (others are dropped)
+DEV_MAX = Fraction(1, 1 << 36)
 #: the longest vector (grid values) the engine builds: the memory budget (a product of two such
 #: vectors takes about 2 x 2^21 x 32 bytes of big-integer workspace, well under 1 GB)
 MAX_LEN = 1 << 21
@@ -119,8 +127,9 @@ U01 = Domain.open_unit()
 PDOM = Domain(lo=Fraction(1, 10 ** 6), hi=Fraction(1, 2), lo_closed=True, hi_closed=True)
 SOURCE_HI = ("PLD of the ZDW22 dominating pairs, split onto the grid (Doroshenko et al. 2022, connect the dots), exact "
              "integer composition (FLINT), directed rounding")
-SOURCE_LO = ("PLD of the bucketed (post-processed) pairs, randomized rounding onto the grid with an Azuma-Hoeffding "
-             "correction (derived; cf. Gopi et al. 2021), exact integer composition (FLINT)")
+SOURCE_LO = ("PLD of a bucketing (post-processing) of the ZDW22 pairs with likelihood ratios on the grid up to a certified "
+             "deviation, atoms shrunk to the grid ratios, exact integer composition (FLINT) rounded down (derived; cf. the "
+             "optimistic estimate of Doroshenko et al. 2022)")
 
 
 class _DetMath:
@@ -236,8 +245,8 @@ def _floats(x: np.ndarray, F: int) -> np.ndarray:
     return v
 
 
-def _ceil_shift(c: np.ndarray, F: int, L: int) -> np.ndarray:
-    """ceil(c / 2^F) for a (n, Lf) limb array, as (n, L) limbs (the result must fit)."""
+def _shift(c: np.ndarray, F: int, L: int, up: bool = True) -> np.ndarray:
+    """ceil(c / 2^F) (``up``) or floor(c / 2^F) for a (n, Lf) limb array, as (n, L) limbs (the result must fit)."""
     s, r = divmod(F, 64)
     n, Lf = c.shape
     out = np.zeros((n, L), dtype=np.uint64)
@@ -248,6 +257,8 @@ def _ceil_shift(c: np.ndarray, F: int, L: int) -> np.ndarray:
             if r and i + 1 < Lf:
                 v |= c[:, i + 1] << np.uint64(64 - r)
             out[:, m] = v
+    if not up:
+        return out
     rem = np.zeros(n, dtype=bool)
     for i in range(s):
         rem |= c[:, i] != 0
@@ -284,6 +295,7 @@ class _Vec:
     steps: int
     bits: int
     t: int = 1  # the tilt: W = P-mass e^(-t l/2); t = 1 carries both orders, t = 0 the P-order, t = 2 the Q-order
+    down: bool = False  # the optimistic (lower-end) vector: every rounding is down and U is not tracked (zero)
 
     @property
     def n(self) -> int:
@@ -414,7 +426,7 @@ def _trim(V: _Vec, cutP: Fraction, cutQ: Fraction, cap=None) -> _Vec:
     U = {}
     for o in orders:
         U[o] = _rup(V.U(o) + _mass_up(v[:a], off, bits, V.c(o)) + _mass_up(v[n - b:], off + n - b, bits, V.c(o)))
-    return _Vec(W[a:n - b].copy(), off + a, U.get("P"), U.get("Q"), F, V.steps, bits, V.t)
+    return _Vec(W[a:n - b].copy(), off + a, U.get("P"), U.get("Q"), F, V.steps, bits, V.t, V.down)
 
 
 def _mul(A: _Vec, B: _Vec, cutP: Fraction, cutQ: Fraction, cap=None) -> _Vec:
@@ -447,7 +459,7 @@ def _mul(A: _Vec, B: _Vec, cutP: Fraction, cutQ: Fraction, cap=None) -> _Vec:
     raw = np.frombuffer(int(prod).to_bytes(n * fb, "little"), dtype=np.uint8).reshape(n, fb)
     C8 = np.zeros((n, 8 * Lf), dtype=np.uint8)
     C8[:, :fb] = raw
-    W = _ceil_shift(C8.view(np.uint64).reshape(n, Lf), F, L)
+    W = _shift(C8.view(np.uint64).reshape(n, Lf), F, L, up=not A.down)
     va = _vup(A.W, F)
     vb = va if A is B else _vup(B.W, F)
     U = {}
@@ -456,7 +468,8 @@ def _mul(A: _Vec, B: _Vec, cutP: Fraction, cutQ: Fraction, cap=None) -> _Vec:
         mB = mA if A is B else _mass_up(vb, B.off, B.bits, B.c(o))
         UA, UB = A.U(o), B.U(o)
         U[o] = _rup(UA * (mB + UB) + UB * mA)
-    return _trim(_Vec(W, A.off + B.off, U.get("P"), U.get("Q"), F, A.steps + B.steps, A.bits, A.t), cutP, cutQ, cap)
+    return _trim(_Vec(W, A.off + B.off, U.get("P"), U.get("Q"), F, A.steps + B.steps, A.bits, A.t, A.down), cutP, cutQ,
+                 cap)
 
 
 def _power(V: _Vec, k: int, cut_fn) -> _Vec:
@@ -610,15 +623,235 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t
     return _Step(_Vec(_to_limbs(pvals, L), j0, UP if t < 2 else None, UQ if t > 0 else None, F, 1, bits, t), piP, piQ, nb)
 
 
-def mu_max(bits: int) -> tuple[Fraction, Fraction]:
-    """Upper bounds (as rationals) on the mean shift mu of the split rounding, P-order and Q-order (docstring step 5)."""
-    with _Prec(PREC) as fl:
-        h = fl.arb(1) / (1 << bits)
-        a = h / (1 - (-h).exp())
-        mp_ = a - 1 - a.log()
-        b = (h.exp() - 1) / h
-        mq = b.log() - 1 + 1 / b
-        return _exact(fl, mp_)[1], _exact(fl, mq)[1]
+@dataclass
+class _LStep:
+    V: _Vec  # the optimistic vector (entries rounded down, ``down`` = True)
+    dev: Fraction  # a certified bound on |l_B - g_B| over the kept buckets
+    buckets: int
+    dropped_P: Fraction  # certified upper bounds on the dropped masses (reported, never needed by the proof)
+    dropped_Q: Fraction
+    ends: tuple = ()  # (grid index, left end or None for -infinity, right end) of every kept bucket
+
+
+def _frac_mid(a) -> Fraction:
+    """The midpoint of an Arb ball as an exact dyadic rational (a deterministic choice)."""
+    m, e = a.mid().man_exp()
+    m, e = int(m), int(e)
+    return Fraction(m << e) if e >= 0 else Fraction(m, 1 << -e)
+
+
+def _floor_lo(a) -> int:
+    """floor(lower end of the ball a) as an int (a finite)."""
+    m, e = a.lower().man_exp()
+    m, e = int(m), int(e)
+    return m << e if e >= 0 else m >> -e
+
+
+
+
+def _tails(q: Fraction, one_q, qa, c2, x):
+    """The masses of one side of the point x under P and Q, with relative precision: ("C", P(X < x), Q(X < x)) for
+    x < 1/2, ("S", P(X > x), Q(X > x)) otherwise (x an exact arb; None means -infinity)."""
+    if x is None:
+        return "C", 0, 0
+    if x < 0.5:
+        Cq = (-x * c2).erfc() / 2
+        C1 = ((1 - x) * c2).erfc() / 2
+        return "C", (one_q * Cq + qa * C1 if q < 1 else C1), Cq
+    Sq = (x * c2).erfc() / 2
+    S1 = ((x - 1) * c2).erfc() / 2
+    return "S", (one_q * Sq + qa * S1 if q < 1 else S1), Sq
+
+
+def _between(ta, tb):
+    """(P[a, b], Q[a, b]) from the one-sided masses of :func:`_tails` at a < b, without cancellation beyond the bucket's
+    own size."""
+    fa, pa, qa_ = ta
+    fb, pb, qb = tb
+    if fa == "C" and fb == "C":
+        return pb - pa, qb - qa_
+    if fa == "S" and fb == "S":
+        return pa - pb, qa_ - qb
+    if fa == "C":
+        return 1 - pa - pb, 1 - qa_ - qb
+    raise ArithmeticError("bucket ends out of order (internal)")
+
+
+class _BucketSolver:
+    """Right ends of buckets whose likelihood ratio P/Q is a grid value e^(g h), by a safeguarded Newton iteration in
+    64-bit Arb: a deterministic choice (the deviation of every bucket used is certified by the caller at full
+    precision).  G(x) = P[a, x] - e^g Q[a, x] vanishes at a, decreases up to x(g) (where the loss is g h) and increases
+    after it; its root beyond x(g) is the bucket's right end."""
+
+    def __init__(self, q: Fraction, s: Fraction, bits: int, x_top: float):
+        self.q, self.bits = q, bits
+        with _Prec(64) as fl:
+            arb = self.arb = fl.arb
+            self.qa, self.sa = _arb_q(fl, q), _arb_q(fl, s)
+            self.c2 = 1 / (self.sa * arb(2).sqrt())
+            self.one_q = 1 - self.qa
+            self.nrm = 1 / (self.sa * (2 * arb.pi()).sqrt())
+            self.xt = arb(x_top)
+            self.tol = arb(2) ** -40
+            self.two58 = arb(2) ** -58
+            self.two60 = arb(2) ** -60
+            self.la0 = self.one_q.log().mid() if q < 1 else None
+
+    def x_of(self, l):
+        """The point whose loss is l (None below the loss's infimum)."""
+        arb, sa = self.arb, self.sa
+        if self.q < 1:
+            w = ((l.exp() - self.one_q) / self.qa).mid()
+            return arb((sa * sa * arb(w).log() + arb(1) / 2).mid()) if w > 0 else None
+        return arb((sa * sa * l + arb(1) / 2).mid())
+
+    def l_of(self, x):
+        t = (2 * x - 1) / (2 * self.sa * self.sa)
+        return ((t.exp() * self.qa + self.one_q).log() if self.q < 1 else t).mid()
+
+    def solve(self, a, Ta, g_idx: int):
+        """(b, status): b an exact dyadic right end of the bucket [a, b] (a = None: from -infinity) with ratio e^(g h),
+        status 'ok'; or (None, 'skip') when the bucket would be narrower than h/16 in the loss (slow to solve, little
+        mass: the caller targets the next grid value); or (None, 'end') when no such b exists below x_top.
+        Ta: the one-sided masses at a (:func:`_tails`; any precision, read at 64 bits)."""
+        with _Prec(64):
+            return self._solve(a, Ta, g_idx)
+
+    def _solve(self, a, Ta, g_idx):
+        arb, q, qa, sa, c2, one_q = self.arb, self.q, self.qa, self.sa, self.c2, self.one_q
+        Ta = (Ta[0], arb(arb(Ta[1]).mid()), arb(arb(Ta[2]).mid()))
+        gh = arb(g_idx) / (1 << self.bits)
+        eg = gh.exp()
+        SaP, SaQ = (1 - Ta[1], 1 - Ta[2]) if Ta[0] == "C" else (Ta[1], Ta[2])
+        if not (SaP - eg * SaQ).mid() > 0:
+            return None, "end"  # the ratio of [a, inf) is at most e^(g h)
+        lo = self.x_of(gh)
+        a = None if a is None else arb(a.numerator) / a.denominator
+        if lo is None or (a is not None and not lo.mid() > a.mid()):
+            return None, "end" if lo is None else "skip"
+        la = self.l_of(a) if a is not None else self.la0
+        if a is not None and (gh - la).mid() < arb(1) / (16 << self.bits):
+            return None, "skip"
+        width = arb(1) / (1 << self.bits) * sa * sa
+        x = self.x_of(2 * gh - la)  # the mirror image of a about x(g) in the loss
+        if x is None or not x.mid() > lo.mid():
+            x = arb((lo + width).mid())
+        nrm, xt = self.nrm, self.xt
+        x0 = lo  # x(g): steps without an upper bracket grow geometrically from it
+        hi = None
+        for _ in range(200):
+            Tx = _tails(q, one_q, qa, c2, x)
+            PB, QB = _between(Ta, Tx)
+            gm = (PB - eg * QB).mid()
+            # the 64-bit resolution of G, relative to the one-sided masses it is computed from
+            mag = abs(Ta[1]) + abs(Tx[1]) + eg * (abs(Ta[2]) + abs(Tx[2])) + (1 + eg if Ta[0] != Tx[0] else 0)
+            noise = (mag * self.two58).mid()
+            if abs(gm) <= (eg * QB * self.tol).mid() or abs(gm) <= noise:  # |G|/(e^g Q) bounds the loss deviation
+                break
+            if gm > 0:
+                hi = x
+            else:
+                lo = x
+                if x.mid() > xt.mid():
+                    return None, "end"  # the root lies beyond the fine region
+            z = x / sa
+            qd = (-(z * z) / 2).exp()
+            pd = (one_q * qd if q < 1 else 0) + qa * (-((x - 1) / sa) ** 2 / 2).exp()
+            d = ((pd - eg * qd) * nrm).mid()  # G'(x) = p(x) - e^g q(x)
+            nx = (x - gm / d).mid() if d > 0 else None
+            if hi is None:  # no upper bracket yet: a Newton step, at most four times the distance from x(g)
+                lim = (x + 4 * (x - x0) + width).mid()
+                if nx is None or not nx > x.mid() or nx > lim:
+                    nx = lim
+            elif nx is None or not nx > lo.mid() or not nx < hi.mid():
+                nx = ((lo + hi) / 2).mid()
+            x = arb(nx)
+            if hi is not None and (hi - lo).mid() <= abs(x.mid()) * self.two60:
+                break
+        if x.mid() > xt.mid():
+            return None, "end"
+        return _frac_mid(x), "ok"
+
+
+@lru_cache(maxsize=32)
+def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t: int = 1) -> _LStep:
+    """The optimistic vector of one step (module docstring, step 5): a bucketing (a post-processing) whose buckets have
+    likelihood ratios on the grid up to a certified deviation, each atom shrunk to that exact ratio, entries rounded
+    down to multiples of 2^-F."""
+    qf, sf = float(q), float(s)
+    eta = float(tail) / (4 * K)
+    x_top = _x_of_tail(qf, sf, eta)
+    solver = _BucketSolver(q, s, bits, x_top)
+    prec = max(96, F + 40)
+    with _Prec(prec) as fl:
+        arb = fl.arb
+        qa, sa = _arb_q(fl, q), _arb_q(fl, s)
+        one_q = 1 - qa
+        c2 = 1 / (sa * arb(2).sqrt())
+        hh = arb(1) / (1 << bits)
+        scale = arb(1 << F)
+        dev_max = _arb_q(fl, DEV_MAX)
+
+        def T(x: Fraction):
+            return _tails(q, one_q, qa, c2, arb(x.numerator) / x.denominator)
+
+        if q < 1:
+            # the smallest grid index whose e^(j h) is certainly above 1 - q (the loss's infimum is log(1 - q))
+            j = math.floor(_D.log1p(-qf) * (1 << bits)) - 1
+            while not ((arb(j) * hh).exp() > one_q):
+                j += 1
+            a, Ta = None, _tails(q, one_q, qa, c2, None)
+            dropP = dropQ = arb(0)
+        else:
+            a = Fraction(_x_of_low_tail(sf, eta)).limit_denominator(1 << 30)
+            Ta = T(a)
+            dropP, dropQ = _between(_tails(q, one_q, qa, c2, None), Ta)
+            with _Prec(64):
+                j = math.floor(solver.l_of(solver.arb(a.numerator) / a.denominator) * (1 << bits)) + 1
+        idx, vals, ends = [], [], []
+        dev = arb(0)
+        while True:
+            b, status = solver.solve(a, Ta, j)
+            if status == "skip":
+                j += 1
+                continue
+            if b is None:
+                break
+            Tb = T(b)
+            PB, QB = _between(Ta, Tb)
+            g = arb(j) * hh
+            ok = PB > 0 and QB > 0
+            if ok:
+                d = abs((PB / QB).log() - g)
+                ok = d.is_finite() and d < dev_max
+            if not ok:  # a bucket the choice did not balance: dropped (a sub-measure; tightness only)
+                dropP, dropQ = dropP + PB, dropQ + QB
+            else:
+                dev = max(dev, d.upper())
+                eg = g.exp()
+                p2 = eg * QB  # the P-mass of the atom with ratio exactly e^g and Q-mass QB
+                pl = min(PB.lower(), p2.lower())
+                idx.append(j)
+                vals.append(max(0, _floor_lo(pl * (-(g * t) / 2).exp() * scale)))
+                ends.append((j, a, b))
+            a, Ta = b, Tb
+            with _Prec(64):
+                j = max(j + 1, math.floor(solver.l_of(solver.arb(b.numerator) / b.denominator) * (1 << bits)) + 1)
+        upP, upQ = (1 - Ta[1], 1 - Ta[2]) if Ta[0] == "C" else (Ta[1], Ta[2])  # the region above the last bucket
+        dropP = _rup(_exact(fl, dropP + upP)[1])
+        dropQ = _rup(_exact(fl, dropQ + upQ)[1])
+        dev = _rup(_exact(fl, dev)[1], 32)
+    if not idx:
+        raise ArithmeticError(f"no bucket of the optimistic PLD could be placed on the grid 2^-{bits} (q = {q}, "
+                              f"sigma = {s}); use a finer grid")
+    j0 = idx[0]
+    dense = [0] * (idx[-1] - j0 + 1)
+    for jj, v in zip(idx, vals):
+        dense[jj - j0] = v
+    L = -(-(F + 2) // 64)
+    Z = Fraction(0)
+    V = _Vec(_to_limbs(dense, L), j0, Z if t < 2 else None, Z if t > 0 else None, F, 1, bits, t, down=True)
+    return _LStep(V, dev, len(idx), dropP, dropQ, tuple(ends))
 
 
 # ---------------------------------------------------------------------------
@@ -626,15 +859,15 @@ def mu_max(bits: int) -> tuple[Fraction, Fraction]:
 # ---------------------------------------------------------------------------
 
 class _View:
-    """One order of the composed law as float bounds a_lo <= a <= a_up of its masses / S at grid indices base + i
-    (S = e^x, x exact), with suffix sums for O(1) upper / lower hockey-stick evaluations (docstring steps 4-6).
+    """One order of a composed vector as float bounds a_lo <= a <= a_up of its masses / S at grid indices base + i
+    (S = e^x, x exact), with suffix sums for O(1) hockey-stick evaluations (docstring steps 4-6): :meth:`upper` for
+    the pessimistic vector, :meth:`lower` for the optimistic one.
 
     The exponential weights are kept relative to the evaluation point: sg[i] bounds
     sum_{j >= i} a_j e^(-(j - i) h), so no weight underflows however wide the window."""
 
-    def __init__(self, alo: np.ndarray, aup: np.ndarray, base: int, x: Fraction, U: Fraction, R, mu: Fraction, K: int,
-                 bits: int):
-        self.base, self.x, self.U, self._R, self.mu, self.K, self.bits = base, x, U, R, mu, K, bits
+    def __init__(self, alo: np.ndarray, aup: np.ndarray, base: int, x: Fraction, U: Fraction, bits: int, down: bool):
+        self.base, self.x, self.U, self.bits, self.down = base, x, U, bits, down
         self.h = Fraction(1, 1 << bits)
         n = self.n = alo.size
         self.s_up = np.append(np.cumsum(aup[::-1])[::-1], 0.0)
@@ -644,18 +877,14 @@ class _View:
         self.err = _gamma(n)
         self.gerr = _gamma(4 * n + 16 * _BLOCK)
 
-    @property
-    def R(self) -> Fraction:
-        if callable(self._R):
-            self._R = self._R()
-        return self._R
-
     def _J(self, eps: Fraction) -> int:
         """The first array index whose grid loss exceeds eps."""
         return max(0, min(self.n, math.floor(eps / self.h) + 1 - self.base))
 
     def upper(self, eps: Fraction) -> Fraction:
         """S sum_{j h > eps} a_j f_eps(j h) + U, rounded up (an exact rational)."""
+        if self.down:
+            raise TypeError("upper() reads a pessimistic vector; this view is of the optimistic one (internal)")
         i = self._J(eps)
         s1 = Fraction(float(self.s_up[i])) * (1 + self.err)
         s2 = Fraction(float(self.sg_lo[i])) * (1 - self.gerr)
@@ -664,49 +893,20 @@ class _View:
             hi = _exact(fl, val)[1]
         return _rup(max(hi, Fraction(0)) + self.U)
 
-    def S(self, eps1: Fraction) -> Fraction:
-        """A lower bound on E_nu^K f_eps1 (docstring step 5; any cut index m gives a valid bound)."""
-        n = self.n
-        J = self._J(eps1)
-        if J >= n:
+    def lower(self, eps: Fraction) -> Fraction:
+        """S sum_{j h > eps} a_j f_eps(j h), rounded down (an exact rational): the same sum as :meth:`upper` with every
+        bound taken the other way and no unknown place."""
+        if not self.down:
+            raise TypeError("lower() reads an optimistic vector; this view is of the pessimistic one (internal)")
+        i = self._J(eps)
+        if i >= self.n:
             return Fraction(0)
-        R = self.R
-        m = n - 1
-        if R < 0:
-            with _Prec(64) as fl:  # float choice of m: the last index with R + S T(m + 1) >= 0
-                need = float((_arb_q(fl, -R) / _exp_arb(fl, self.x)).mid())
-            k = int(np.searchsorted(-self.s_lo, -need, side="right")) - 1
-            m = max(J, min(n - 1, k - 1))
-        lo_f, hi_f = 1 - self.err, 1 + self.err
-        s1 = Fraction(float(self.s_lo[J])) * lo_f - Fraction(float(self.s_lo[m + 1])) * hi_f
-        T = Fraction(float(self.s_lo[m + 1])) * lo_f
+        s1 = Fraction(float(self.s_lo[i])) * (1 - self.err)
+        s2 = Fraction(float(self.sg_up[i])) * (1 + self.gerr)
         with _Prec(96) as fl:
-            Sx = _exp_arb(fl, self.x)
-            # sum_{J <= j <= m} a_j e^(-(j - J) h) <= sg_up[J] - e^(-(m + 1 - J) h) sg_lo[m + 1]
-            s2 = (_arb_q(fl, Fraction(float(self.sg_up[J])) * (1 + self.gerr))
-                  - _exp_arb(fl, -(m + 1 - J) * self.h) * _arb_q(fl, Fraction(float(self.sg_lo[m + 1])) * (1 - self.gerr)))
-            part = Sx * (_arb_q(fl, s1) - _exp_arb(fl, eps1 - (self.base + J) * self.h) * s2)
-            fm = 1 - _exp_arb(fl, eps1 - (self.base + m) * self.h)
-            val = part + fm * (_arb_q(fl, R) + Sx * _arb_q(fl, T))
+            val = _exp_arb(fl, self.x) * (_arb_q(fl, s1) - _exp_arb(fl, eps - (self.base + i) * self.h) * _arb_q(fl, s2))
             lo = _exact(fl, val)[0]
         return _rdn(max(lo, Fraction(0)))
-
-    def lower(self, eps: Fraction, lgs=tuple(range(2, 41))) -> Fraction:
-        """max over t of S(eps + K mu + t) - exp(-2 t^2/(K h^2)), rounded down (an exact rational); the t tried are
-        those with exp(-2 t^2/(K h^2)) = 10^-lg, lg in ``lgs`` (every t gives a valid bound)."""
-        best = Fraction(0)
-        base = eps + self.K * self.mu
-        hk = float(self.h) * math.sqrt(self.K)
-        for lg in lgs:
-            t = Fraction(hk * math.sqrt(lg * 2.302585092994046 / 2)).limit_denominator(1 << 40)
-            Sv = self.S(base + t)
-            if Sv <= best:
-                continue
-            with _Prec(96) as fl:
-                eta = (-2 * _arb_q(fl, t * t / (self.K * self.h * self.h))).exp()
-                eta_hi = _exact(fl, eta)[1]
-            best = max(best, Sv - eta_hi)
-        return best
 
 
 _BLOCK = 256
@@ -748,7 +948,7 @@ def _suffix_exp(a: np.ndarray, bits: int, lower: bool) -> np.ndarray:
     return out
 
 
-def _view(V: _Vec, order: str, pi: Fraction, mu: Fraction, K: int) -> _View:
+def _view(V: _Vec, order: str) -> _View:
     """One order's view of a composed vector: (order)-mass = W e^(c l/2) (c = V.c(order)); the Q-order is read on the
     Q-loss grid -l, so its arrays are reversed."""
     F, bits, n, off = V.F, V.bits, V.n, V.off
@@ -757,20 +957,10 @@ def _view(V: _Vec, order: str, pi: Fraction, mu: Fraction, K: int) -> _View:
     x, wlo, wup = _weights(n, off, bits, c)
     alo = v * (1 - 10 * _U) * wlo * (1 - 2 * _U)
     aup = v * (1 + 10 * _U) * wup * (1 + 2 * _U)
-    U = V.U(order)
-
-    def R():
-        # pi^K - U - (mass of the window): the window's mass certified by FLINT/Arb (exact integers at a ball point)
-        fl = _flint()
-        vals = sum(V.W[:, l].astype(object) << (64 * l) for l in range(V.W.shape[1])).tolist()
-        with _Prec(max(128, F + 64)) as f2:
-            r = (f2.arb(c) / (1 << (bits + 1))).exp()
-            tot = fl.fmpz_poly(vals)(r) * _exp_arb(f2, Fraction(c * off, 1 << (bits + 1))) / (1 << F)
-            return _rdn(pi - U - _exact(f2, tot)[1], 128)
-
+    U = Fraction(0) if V.down else V.U(order)
     if order == "P":
-        return _View(alo, aup, off, x, U, R, mu, K, bits)
-    return _View(alo[::-1].copy(), aup[::-1].copy(), -(off + n - 1), x, U, R, mu, K, bits)
+        return _View(alo, aup, off, x, U, bits, V.down)
+    return _View(alo[::-1].copy(), aup[::-1].copy(), -(off + n - 1), x, U, bits, V.down)
 
 
 # ---------------------------------------------------------------------------
@@ -793,6 +983,12 @@ class PLDComposition:
     V: _Vec = field(repr=False)
     evP: _View = field(repr=False)
     evQ: _View = field(repr=False)
+    L: _Vec = field(repr=False)  # the optimistic vector (P-order's when two chains are composed)
+    lvP: _View = field(repr=False)
+    lvQ: _View = field(repr=False)
+    shift: Fraction = Fraction(0)  # K x the buckets' certified loss deviation (docstring step 5)
+    lower_buckets: tuple = ()
+    _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def h(self) -> Fraction:
@@ -812,10 +1008,12 @@ class PLDComposition:
 
     def _top(self) -> Fraction:
         """A grid loss above every entry of both views (delta_upper there is the unknown-place mass only)."""
-        return Fraction(max(self.evP.base + self.evP.n, self.evQ.base + self.evQ.n, 0) + 1) * self.h
+        return max(Fraction(max(v.base + v.n, 0) + 1) * v.h for v in (self.evP, self.evQ, self.lvP, self.lvQ))
 
     def _tag(self) -> str:
-        return f" (h = 2^-{self.bits}, F = {self.F}, engine {ENGINE_VERSION})"
+        lb = self.lvP.bits
+        low = "" if lb == self.bits else f", optimistic h = 2^-{lb}"
+        return f" (h = 2^-{self.bits}{low}, F = {self.F}, engine {ENGINE_VERSION})"
 
     def delta_upper_exact(self, eps) -> Fraction:
         e = check("eps", eps, NN)
@@ -823,7 +1021,7 @@ class PLDComposition:
 
     def delta_lower_exact(self, eps) -> Fraction:
         e = check("eps", eps, NN)
-        return max(self.evP.lower(e), self.evQ.lower(e))
+        return max(self.lvP.lower(e + self.shift), self.lvQ.lower(e + self.shift))
 
     def delta_upper(self, eps) -> mpmath.mpf:
         """Certified upper bound on delta(eps), rounded up (20 digits)."""
@@ -842,6 +1040,12 @@ class PLDComposition:
         """The least eps found (bisection to 2^-40 relative, a dyadic rational) with delta_upper(eps) <= delta; None if
         there is none below the grid's top (delta_upper there is the unknown-place mass)."""
         d = check("delta", delta, U01)
+        key = ("eps_upper", d)
+        if key not in self._memo:
+            self._memo[key] = self._eps_upper(d)
+        return self._memo[key]
+
+    def _eps_upper(self, d: Fraction) -> Fraction | None:
         top = self._top()
         if self.delta_upper_exact(top) > d:
             return None
@@ -850,20 +1054,15 @@ class PLDComposition:
         return _bisect(lambda e: self.delta_upper_exact(e) <= d, Fraction(0), top)[1]
 
     def eps_lower_exact(self, delta) -> Fraction:
-        """The largest eps found (bisection) with delta_lower(eps) > delta (then the true eps(delta) > it); 0 if none.
-
-        The concentration parameter t is tried at eta = 10^-lg for lg near log10(100/delta) only (any t is valid;
-        these are the ones that matter at this delta)."""
+        """The largest eps found (bisection) with delta_lower(eps) > delta (then the true eps(delta) > it); 0 if none."""
         d = check("delta", delta, U01)
-        lg0 = min(37, max(3, round(-_D.log(float(d)) / 2.302585092994046) + 2))
-        lgs = (lg0 - 1, lg0, lg0 + 1, lg0 + 3)  # a subset of lower()'s default, so delta_lower(eps_lo) > delta too
-
-        def low(e):
-            return max(self.evP.lower(e, lgs), self.evQ.lower(e, lgs))
-
-        if not low(Fraction(0)) > d:
-            return Fraction(0)
-        return _bisect(lambda e: low(e) > d, Fraction(0), self._top())[0]
+        key = ("eps_lower", d)
+        if key not in self._memo:
+            if not self.delta_lower_exact(Fraction(0)) > d:
+                self._memo[key] = Fraction(0)
+            else:
+                self._memo[key] = _bisect(lambda e: self.delta_lower_exact(e) > d, Fraction(0), self._top())[0]
+        return self._memo[key]
 
     def eps_bracket(self, delta) -> Bracket:
         """eps(delta) bracket: hi with delta_upper(hi) <= delta; lo with delta_lower(lo) > delta (so eps(delta) > lo)."""
@@ -878,7 +1077,9 @@ class PLDComposition:
         """What the bracket rests on: grid, fixed point, tail budget, E and I of each order, steps."""
         return {"engine": ENGINE_VERSION, "phases": [[str(q), str(s), k] for q, s, k in self.phases], "bits": self.bits,
                 "F": self.F, "tail": str(self.tail), "length": self.V.n, "offset": self.V.off,
-                "unknown_P_mass": float(self.evP.U), "unknown_Q_mass": float(self.evQ.U), "tilt": self.V.t}
+                "unknown_P_mass": float(self.evP.U), "unknown_Q_mass": float(self.evQ.U), "tilt": self.V.t,
+                "lower_length": self.L.n, "lower_offset": self.L.off, "lower_buckets": list(self.lower_buckets),
+                "lower_loss_shift": str(self.shift)}
 
 
 def _bisect(pred, lo: Fraction, hi: Fraction, rel: int = 40) -> tuple[Fraction, Fraction]:
@@ -927,12 +1128,11 @@ def _sd_estimate(q: float, s: float) -> tuple[float, float]:
 
 
 def choose_bits(phases, eps_scale: float, precision=DEFAULT_PRECISION, delta: float = 1e-6) -> int:
-    """The grid exponent for a request: the lower end's shift h sqrt(K log(1/eta)/2) about precision x eps_scale / 2,
-    clamped to [0, 30] and to the memory budget (a float choice: it affects tightness and cost, never validity)."""
+    """The grid exponent for a request: both ends converge at second order, the bracket's width about K h^2 (in eps,
+    measured), so h = sqrt(0.8 precision x eps_scale / K), clamped to [0, 30] and to the memory budget (a float choice:
+    it affects tightness and cost, never validity).  ``delta`` is accepted for the callers' convention."""
     K = sum(int(p[2]) for p in phases)
-    eta = max(min(delta, 0.1) * 1e-3, 1e-300)
-    t_target = 0.6 * float(precision) * max(eps_scale, 1e-3)
-    h = t_target / math.sqrt(K * -_D.log(eta) / 2)
+    h = math.sqrt(0.8 * float(precision) * max(eps_scale, 0.05) / K)
     bits = int(min(30, max(0, math.ceil(-_D.log2(h)))))
     span = _span(phases)
     while bits > 0 and span * 2 ** bits > MAX_LEN * 3 / 4:
@@ -975,13 +1175,14 @@ class _Fallback(Exception):
     """The tilted vector outgrew its window: compose two chains instead."""
 
 
-def _chain(phases, bits, F, tail, K, t) -> _Vec:
-    """The composed vector of a run under the tilt t (binary powering per phase, then the phases' product).
+def _chain(phases, bits, F, tail, K, t, lower: bool = False) -> _Vec:
+    """The composed vector of a run under the tilt t (binary powering per phase, then the phases' product): the
+    pessimistic (split, rounded up) one, or with ``lower`` the optimistic (grid-ratio buckets, rounded down) one.
 
     Under the symmetric tilt (t = 1) the fixed-point rounding of an entry at loss l weighs e^(|l|/2), so entries
     outside :func:`_window` are cut whatever their mass (their certified masses join U); if that pushes U past the
     tail budget, :class:`_Fallback` asks for the two-chain mode (both ways the result is certified)."""
-    steps = [_step(q, s, bits, F, tail, K, t) for q, s, _ in phases]
+    steps = [(_lstep if lower else _step)(q, s, bits, F, tail, K, t) for q, s, _ in phases]
     cap = None
     if t == 1:
         lo, hi = _window(phases)
@@ -993,13 +1194,13 @@ def _chain(phases, bits, F, tail, K, t) -> _Vec:
 
     acc = None
     for st, (_, _, k) in zip(steps, phases):
-        V = _trim(st.P, *cut_fn(1))
+        V = _trim(st.V if lower else st.P, *cut_fn(1))
         Vk = _power(V, k, cut_fn)
         acc = Vk if acc is None else _mul(acc, Vk, *cut_fn(acc.steps + Vk.steps))
         if acc.n > MAX_LEN:
             raise ValueError(f"the composed vector needs {acc.n} grid values (more than MAX_LEN = {MAX_LEN}); "
                              f"use a coarser grid")
-    if t == 1 and (acc.UP > tail or acc.UQ > tail):
+    if t == 1 and not lower and (acc.UP > tail or acc.UQ > tail):
         raise _Fallback()
     return acc, steps
 
@@ -1018,30 +1219,35 @@ def _amp_bits(phases) -> float:
 @lru_cache(maxsize=8)
 def _compose(phases: tuple, bits: int, F: int, tail: Fraction) -> PLDComposition:
     K = sum(p[2] for p in phases)
-    mus = mu_max(bits)
+    lb = lower_bits(phases, bits)
+    LF = F if lb == bits else _fix_bits(phases, lb, tail)
     try:
         if not tilt_mode(phases):
             raise _Fallback()
-        V, steps = _chain(phases, bits, F, tail, K, 1)
+        V, _ = _chain(phases, bits, F, tail, K, 1)
         VP = VQ = V
+        LP, lsteps = _chain(phases, lb, LF, tail, K, 1, lower=True)
+        LQ = LP
     except _Fallback:
-        VP, steps = _chain(phases, bits, F, tail, K, 0)
+        VP, _ = _chain(phases, bits, F, tail, K, 0)
         VQ, _ = _chain(phases, bits, F, tail, K, 2)
-    evP = _view(VP, "P", _pow_lo(steps, phases, "P"), mus[0], K)
-    evQ = _view(VQ, "Q", _pow_lo(steps, phases, "Q"), mus[1], K)
-    return PLDComposition(phases, bits, F, tail, VP, evP, evQ)
+        LP, lsteps = _chain(phases, lb, LF, tail, K, 0, lower=True)
+        LQ, _ = _chain(phases, lb, LF, tail, K, 2, lower=True)
+    # the loss perturbation of the optimistic vector: sum over the steps of the buckets' certified deviations
+    shift = _rup(sum((st.dev * k for st, (_, _, k) in zip(lsteps, phases)), Fraction(0)), 64)
+    return PLDComposition(phases, bits, F, tail, VP, _view(VP, "P"), _view(VQ, "Q"), LP, _view(LP, "P"), _view(LQ, "Q"),
+                          shift, tuple(st.buckets for st in lsteps))
 
 
-def _pow_lo(steps, phases, order) -> Fraction:
-    """A lower bound on prod pi^k (Arb, rounded down to an exact rational)."""
-    with _Prec(PREC) as fl:
-        tot = fl.arb(1)
-        for st, (_, _, k) in zip(steps, phases):
-            lo = (st.piP if order == "P" else st.piQ)[0]
-            if lo <= 0:
-                return Fraction(0)
-            tot = tot * _arb_q(fl, lo) ** k
-        return max(_exact(fl, tot)[0], Fraction(0))
+def lower_bits(phases, bits: int) -> int:
+    """The optimistic vector's grid exponent: ``bits``, or finer where needed so that a grid value lies strictly between
+    the loss's infimum log(1 - q) and 0 with room (h <= |log(1 - q)|/2): the bucket reaching down to -infinity has a
+    ratio in (1 - q, 1) and must sit on the grid (a float choice: tightness and cost only)."""
+    lb = bits
+    for q, _, _ in phases:
+        if q < 1:
+            lb = max(lb, math.ceil(-_D.log2(-_D.log1p(-float(q)) / 2)))
+    return min(lb, 40)
 
 
 def _fix_bits(phases, bits: int, tail: Fraction) -> int:
@@ -1090,18 +1296,30 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
     else:
         tl = check("tail", tail, U01)
     C = _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
-    if grid_bits is None and d is not None and eps_hint is None:
-        # refine once from the bracket itself when the estimate of eps was off (the RDP guess can be 10x high)
-        hi, lo = C.eps_upper_exact(dx), C.eps_lower_exact(dx)
-        if hi is not None and hi > 0 and (hi - lo) / hi > prec:
-            # the width is about proportional to h: the bits that bring it under the target (or the RDP-free guess)
-            w = float((hi - lo) / hi)
-            nb = max(choose_bits(ph, float(hi), prec, d), bits + math.ceil(_D.log2(w / (0.85 * float(prec)))))
-            span = _span(ph)
-            while nb > bits and span * 2 ** nb > MAX_LEN * 3 / 4:
-                nb -= 1
-            if nb > bits:
-                C = _compose(ph, nb, _fix_bits(ph, nb, tl), tl)
+    for _ in range(2 if grid_bits is None else 0):
+        # refine (at most twice) from the bracket itself while it is wider than the target (the first guess of the
+        # grid rests on an estimate of eps -- the RDP guess can be 10x high -- and on a rule of thumb for the width)
+        w = None
+        if d is not None and eps_hint is None:
+            hi, lo = C.eps_upper_exact(dx), C.eps_lower_exact(dx)
+            if hi is not None and hi > 0 and (hi - lo) / hi > prec:
+                w, scale = float((hi - lo) / hi), float(hi)
+        elif eps_hint is not None:  # a delta(eps) request: the delta bracket at eps
+            e = Fraction(eps_hint)
+            hi, lo = C.delta_upper_exact(e), C.delta_lower_exact(e)
+            if 0 < hi < 1 and (hi - lo) / hi > prec:
+                w, scale = float((hi - lo) / hi), float(e)
+        if w is None:
+            break
+        # the width is about proportional to h^2: the bits that bring it under the target (or the first guess's rule)
+        nb = max(choose_bits(ph, scale, prec, d), bits + math.ceil(_D.log2(w / (0.85 * float(prec))) / 2))
+        span = _span(ph)
+        while nb > bits and span * 2 ** nb > MAX_LEN * 3 / 4:
+            nb -= 1
+        if nb <= bits:
+            break
+        bits = nb
+        C = _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
     return C
 
 
@@ -1141,7 +1359,7 @@ def sgm_pld_delta_bracket(q, sigma, k, eps, *, grid_bits=None, precision=DEFAULT
     Rounding: lo down, hi up.  Bit-identical on every machine for the same arguments.
     """
     e = check("eps", eps, NN)
-    return sgm_pld(q, sigma, k, grid_bits=grid_bits, eps_hint=max(float(e), 0.05), precision=precision).delta_bracket(e)
+    return sgm_pld(q, sigma, k, grid_bits=grid_bits, eps_hint=e, precision=precision).delta_bracket(e)
 
 
 def sgm_pld_eps_bracket(q, sigma, k, delta, *, grid_bits=None, precision=DEFAULT_PRECISION) -> Bracket:
@@ -1179,4 +1397,4 @@ def sgm_pld_delta(q, sigma, k, eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """
     check_dps(dps)
     e = check("eps", eps, NN)
-    return sgm_pld(q, sigma, k, eps_hint=max(float(e), 0.05)).delta_upper(e)
+    return sgm_pld(q, sigma, k, eps_hint=e).delta_upper(e)
