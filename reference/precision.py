@@ -288,7 +288,7 @@ def to_exact(x, name: str) -> Fraction:
     value, like ``float``), and ``str`` holding an ASCII decimal literal (``"0.1"``,
     ``"1e-300"``) or a ratio ``"p/q"`` (no underscores, no non-ASCII digits).
     Strings, ``Decimal`` and ``mpf`` values must lie within
-    1e-:data:`MAX_DECIMAL_EXPONENT` .. 1e:data:`MAX_DECIMAL_EXPONENT` in magnitude
+    ``10^-E`` .. ``10^E`` in magnitude, E = :data:`MAX_DECIMAL_EXPONENT`
     (or be 0), so that parsing never builds an unbounded integer.
 
     :raises TypeError: for any other type, naming ``name``.

@@ -14,7 +14,7 @@ the interval sum is tight; composition adds the curves (Mironov 2017, Propositio
 k-fold composition, eps(delta) and delta(eps):
 
 * upper end: the improved RDP -> DP conversion (balle2020hyp Theorem 21 = canonne2020
-  Proposition 12) minimised over the integer orders 2..:data:`MAX_ORDER` (certified at the chosen
+  Proposition 12) minimised over the integer orders 2 .. ``MAX_ORDER`` (certified at the chosen
   order; the choice affects tightness only), or, where smaller, the same conversion at a
   *rational* order near the continuous optimum (:func:`sgm_eps_continuous`,
   :func:`sgm_delta_continuous`), with eps(alpha) at real alpha > 1 certified by
