@@ -22,21 +22,21 @@ README), so that code written against it does not depend on that layout.  A shor
     >>> fa.check("rr:0.01x349", "1", "1e-6").status        # grade another library's (eps, delta)
     'valid'
 
-* filters and odometers: :class:`DPFilter`, :class:`MixedFilter`, :class:`ZCDPFilter`,
-  :class:`Odometer` (Whitehouse et al.), the Rogers et al. filters and odometers, the
-  Feldman-Zrnic Renyi filters and their calibrated forms, :class:`GaussianDPFilter`,
-  :class:`GameFilter` (everything in :data:`reference.accountants.__all__`); each refuses a
-  step by returning False from ``try_run`` or raising :class:`BudgetExceeded` from ``run``, and
+* filters and odometers: :class:`.DPFilter`, :class:`.MixedFilter`, :class:`.ZCDPFilter`,
+  :class:`.Odometer` (Whitehouse et al.), the Rogers et al. filters and odometers, the
+  Feldman-Zrnic Renyi filters and their calibrated forms, :class:`.GaussianDPFilter`,
+  :class:`.GameFilter` (everything in ``reference.accountants.__all__``); each refuses a
+  step by returning False from ``try_run`` or raising :class:`~reference.accountants.base.BudgetExceeded` from ``run``, and
   saves its state as JSON;
-* :func:`plan`: the rounds every valid filter admits on an anticipated workload, against the
+* ``plan``: the rounds every valid filter admits on an anticipated workload, against the
   optimal limit (:func:`reference.bounds.planner.plan`);
-* :func:`check`: is a composition of standard mechanisms (eps, delta)-DP?  A certified verdict
+* ``check``: is a composition of standard mechanisms (eps, delta)-DP?  A certified verdict
   (:func:`reference.profiles.check.check`);
-* :func:`falsify`: attack a shipped guarantee over general step laws
-  (:func:`reference.falsify.falsify`);
-* :func:`entries`, :func:`get`: the catalog of implemented results, each with its paper,
+* ``falsify``: attack a shipped guarantee over general step laws
+  (:func:`reference.falsify.search.falsify`);
+* ``entries``, ``get``: the catalog of implemented results, each with its paper,
   result number, rounding direction and validity (:mod:`reference.catalog`);
-* :func:`provenance`, :data:`__version__`: which code made a number (version, git commit and
+* :func:`~reference.report.provenance`, ``__version__``: which code made a number (version, git commit and
   where it came from, the installed package's folder); cite them with your numbers.
 
 The folder names ``reference`` and ``symbolic`` stay importable (the proofs, tests and

@@ -13,7 +13,7 @@ The package is laid out by role, one file per paper inside a role (``CONTRIBUTIN
 * :mod:`reference.report` and :mod:`reference.cli`: the report and the command line.
 
 Old flat paths (``reference.accountants.whitehouse2023``, ``reference.bounds.whitehouse2023``, ...) still import, with a
-``DeprecationWarning`` naming the new path (:mod:`reference._compat`).
+``DeprecationWarning`` naming the new path (``reference._compat``).
 """
 from . import _compat
 from . import precision  # noqa: F401

@@ -79,7 +79,7 @@ MAX_PREC_BITS = 1 << 16
 #: Guard bits added on top of the target precision.
 GUARD_BITS = 32
 
-#: Largest |decimal exponent| of a parsed string, ``Decimal`` or ``mpf`` (magnitudes
+#: Largest absolute decimal exponent of a parsed string, ``Decimal`` or ``mpf`` (magnitudes
 #: 1e-100000 .. 1e100000): parsing ``"1e-999999999"`` exactly would build a
 #: billion-digit integer, so it is refused at once with a ``ValueError``.
 MAX_DECIMAL_EXPONENT = 100_000
@@ -288,13 +288,12 @@ def to_exact(x, name: str) -> Fraction:
     value, like ``float``), and ``str`` holding an ASCII decimal literal (``"0.1"``,
     ``"1e-300"``) or a ratio ``"p/q"`` (no underscores, no non-ASCII digits).
     Strings, ``Decimal`` and ``mpf`` values must lie within
-    1e-:data:`MAX_DECIMAL_EXPONENT` .. 1e:data:`MAX_DECIMAL_EXPONENT` in magnitude
+    ``10^-E`` .. ``10^E`` in magnitude, E = :data:`MAX_DECIMAL_EXPONENT`
     (or be 0), so that parsing never builds an unbounded integer.
 
-    Raises:
-        TypeError: for any other type, naming ``name``.
-        ValueError: for NaN, infinities, an unparsable string, or a value outside
-            the supported exponent range (naming ``name`` and the range).
+    :raises TypeError: for any other type, naming ``name``.
+    :raises ValueError: for NaN, infinities, an unparsable string, or a value outside
+        the supported exponent range (naming ``name`` and the range).
     """
     if isinstance(x, bool):
         raise TypeError(f"{name} must be a real number (int, str, Fraction, float or mpf), found bool {x!r}")
@@ -778,7 +777,7 @@ def directed_decimal(x, digits: int, direction: str) -> str:
     ``digits`` digits of work, and no int is ever converted to a string beyond the
     interpreter's 4300-digit limit.  Exact rational arithmetic is used only when
     2^18-bit enclosures still straddle a rounding boundary.  Values whose binary
-    exponent has more than :data:`MAX_EXPONENT_BITS` bits are refused (``ValueError``).
+    exponent has more than ``MAX_EXPONENT_BITS`` bits are refused (``ValueError``).
 
     Raises ``TypeError``/``ValueError`` for ``digits`` not an int in [1, MAX_DIGITS],
     an unknown ``direction`` or a NaN.
@@ -860,7 +859,7 @@ def last_true(pred: Callable[[int], bool], guess: int) -> int:
     """The largest integer k >= 0 with ``pred(k)`` True, for a predicate True up to some K >= 0 and False after.
 
     ``guess`` is any integer estimate of K (e.g. from a rounded closed form); the search gallops
-    from it by doubling steps and then bisects, so it makes O(log |guess - K| + 1) calls of
+    from it by doubling steps and then bisects, so it makes ``O(log |guess - K| + 1)`` calls of
     ``pred`` however far off the estimate is (the exact decision rules of the filters are the
     predicates: the count returned is exact whatever the precision of the estimate).
     Precondition: ``pred(0)`` is True (returns 0 otherwise) and ``pred`` is monotone.

@@ -153,8 +153,8 @@ def stitching_constants() -> Derivation:
 def pdp_drift() -> Derivation:
     """Theorem 2 with delta_n > 0 (errata W22-THM2-DELTA): the drift of one (eps, delta)-pDP step killed at its first bad outcome.
 
-    Premises (see reference.bounds.whitehouse2023.pdp_drift): G = {|L| <= eps}, a = P(G) >= 1 - delta,
-    b = Q(G) >= 1 - c with c = delta (1 + e^-eps); E_P[L 1_G] = a KL(p~||q~) + a log(a/b) with |log p~/q~| <= eps + l,
+    Premises (see reference.bounds.whitehouse2023.pdp_drift): ``G = {|L| <= eps}``, a = P(G) >= 1 - delta,
+    b = Q(G) >= 1 - c with c = delta (1 + e^-eps); E_P[L 1_G] = a KL(p~||q~) + a log(a/b) with ``|log p~/q~| <= eps + l``,
     l = -log(1 - c); KL <= e~ tanh(e~/2) (Lemma 6 for pairs with bounded log ratio).
     """
     dlt = sp.Symbol("delta", positive=True)
@@ -178,7 +178,7 @@ def pdp_drift() -> Derivation:
 
 
 def pdp_drift_two_sided() -> Derivation:
-    """Theorem 2 with delta_n > 0 (errata W22-THM2-DELTA): the least upper bound on E_P[L 1_G], G = {|L| <= eps}, over (eps, delta)-pDP pairs.
+    """Theorem 2 with delta_n > 0 (errata W22-THM2-DELTA): the least upper bound on ``E_P[L 1_G]``, ``G = {|L| <= eps}``, over (eps, delta)-pDP pairs.
 
     Premises (see reference.bounds.whitehouse2023.pdp_drift_two_sided): Definition 3 for the neighbours in both orders,
     so P(G) <= 1 and Q(G) >= 1 - delta; on G the log-likelihood ratio t = log(p/q) lies in [-eps, eps].

@@ -1,21 +1,21 @@
 """The stateful filters and odometers of every paper, on one base class (:mod:`.base`).
 
-* :mod:`.whitehouse2023`: :class:`DPFilter`, :class:`MixedFilter`, :class:`ZCDPFilter`,
-  :class:`Odometer` (Whitehouse, Ramdas, Rogers, Wu);
+* :mod:`.whitehouse2023`: :class:`.DPFilter`, :class:`.MixedFilter`, :class:`.ZCDPFilter`,
+  :class:`.Odometer` (Whitehouse, Ramdas, Rogers, Wu);
 * :mod:`.rogers2016`: the Lemma 3.5 filters and odometers, basic and advanced (Rogers et al.);
-* :mod:`.feldman2021`: :class:`RenyiFilter`, :class:`RenyiZCDPFilter`, :class:`RenyiDPFilter`
-  (Feldman, Zrnic), and the conversion-calibrated :class:`CalibratedRenyiFilter`,
-  :class:`CalibratedZCDPFilter`;
-* :mod:`.smith2022`: :class:`GaussianDPFilter` (Smith, Thakurta);
-* :mod:`.game`: :class:`GameFilter`, whose budget is certified by the exact adaptive game
+* :mod:`.feldman2021`: :class:`.RenyiFilter`, :class:`.RenyiZCDPFilter`, :class:`.RenyiDPFilter`
+  (Feldman, Zrnic), and the conversion-calibrated :class:`.CalibratedRenyiFilter`,
+  :class:`.CalibratedZCDPFilter`;
+* :mod:`.smith2022`: :class:`.GaussianDPFilter` (Smith, Thakurta);
+* :mod:`.game`: :class:`.GameFilter`, whose budget is certified by the exact adaptive game
   (derived in this project, :mod:`reference.verify.game`).
 
 Every accountant parses its parameters exactly, decides exactly, is thread safe and saves
-its state as versioned JSON (:class:`.base._Accountant`; a keyed state carries the object's
-identity and a sequence number, checked against a :class:`StateJournal` to refuse rolled-back
-states); ``run`` raises :class:`BudgetExceeded` on a refusal; ``remaining()`` returns a frozen
+its state as versioned JSON (``base._Accountant``; a keyed state carries the object's
+identity and a sequence number, checked against a :class:`~reference.accountants.base.StateJournal` to refuse rolled-back
+states); ``run`` raises :class:`~reference.accountants.base.BudgetExceeded` on a refusal; ``remaining()`` returns a frozen
 dataclass of the budget state, one per accountant, that also reads as the dict it used to be
-(:class:`Remaining`).
+(:class:`~reference.accountants.base.Remaining`).
 """
 from .base import KEYED_SCHEMA_VERSION, SCHEMA_VERSION, BudgetExceeded, Remaining, StateJournal
 from .feldman2021 import CalibratedRenyiFilter, CalibratedZCDPFilter, RenyiDPFilter, RenyiFilter, RenyiZCDPFilter

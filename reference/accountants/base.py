@@ -1,6 +1,6 @@
 """The common base of every stateful accountant (filter or odometer) in :mod:`reference.accountants`.
 
-One class, :class:`_Accountant`, holds what the filters and odometers of every paper share:
+One class, ``_Accountant``, holds what the filters and odometers of every paper share:
 exactly parsed parameters, a run-length encoded history of the committed steps, one lock
 per object (decide-and-commit is atomic), and the versioned JSON state with its digest.
 :class:`BudgetExceeded` is the error every filter's ``run`` raises on a refusal.
@@ -9,14 +9,14 @@ Design (shared by all accountants)
 ----------------------------------
 * **Exact state.**  Every parameter is parsed exactly (:func:`reference.precision.to_exact`);
   running sums are :class:`fractions.Fraction`, never floats.
-* **Resumable.**  :meth:`_Accountant.to_json` stores parameters, state and the run-length
+* **Resumable.**  ``_Accountant.to_json`` stores parameters, state and the run-length
   encoded history as exact ``"p/q"`` strings with a schema name, a version and a SHA-256
-  digest; :meth:`_Accountant.from_json` re-validates everything (digest, sums,
+  digest; ``_Accountant.from_json`` re-validates everything (digest, sums,
   admissibility), so a resumed object makes exactly the decisions the original would have.
   A value whose numerator or denominator exceeds 12000 bits (the exact sum of 10^4 steps
   ``1/p``, or ``1e-5000``) is written in hexadecimal, ``"0x1f/0x3"`` (CPython refuses to
   convert ints above 4300 decimal digits to ``str``; hexadecimal has no such limit and no
-  global setting is touched); :meth:`_Accountant.from_json` reads both forms.
+  global setting is touched); ``_Accountant.from_json`` reads both forms.
 * **Authenticated (optional).**  The SHA-256 digest detects corruption, not tampering: anyone
   can recompute it.  ``to_json(key=...)`` adds an ``"hmac"`` field (HMAC-SHA256 of the
   canonical JSON under a secret key held by the curator); ``from_json(key=...)`` refuses a

@@ -8,7 +8,7 @@ budget from CKS20 Prop. 12 optimised over alpha); their closed forms are in
 
 Seed: ``002_485f6b48c71ae221.txt`` (arXiv 2008.11193).  The closed forms these filters
 decide with are in :mod:`reference.bounds.feldman2021`; the common base (exact state,
-lock, JSON) is :class:`reference.accountants.base._Accountant`.
+lock, JSON) is ``reference.accountants.base._Accountant``.
 """
 from __future__ import annotations
 
@@ -228,7 +228,7 @@ class RenyiFilter(_SumFilter):
     def run(self, rho_t) -> int:
         """feldman2021 Algorithm 2: commit the next step with parameter rho_t if admitted; returns the new step count.
 
-        Raises :class:`BudgetExceeded` (a ``ValueError``) if ``spent + rho_t > B``; state unchanged.
+        Raises :class:`~reference.accountants.base.BudgetExceeded` (a ``ValueError``) if ``spent + rho_t > B``; state unchanged.
         Call before running the mechanism.  Exact, atomic.
         """
         return self._run(self._parse(rho_t))
@@ -242,7 +242,7 @@ class RenyiFilter(_SumFilter):
         return self._can((self._gaussian_rho(sigma, sensitivity),))
 
     def run_gaussian(self, sigma, sensitivity=1) -> int:
-        """feldman2021 Algorithm 2 with a Gaussian step: commit rho_t = alpha Delta^2/(2 sigma^2) (exact) or raise :class:`BudgetExceeded`."""
+        """feldman2021 Algorithm 2 with a Gaussian step: commit rho_t = alpha Delta^2/(2 sigma^2) (exact) or raise :class:`~reference.accountants.base.BudgetExceeded`."""
         return self._run((self._gaussian_rho(sigma, sensitivity),))
 
     def try_run_gaussian(self, sigma, sensitivity=1) -> bool:
@@ -310,7 +310,7 @@ class RenyiZCDPFilter(_SumFilter):
         return self._can(self._parse(rho_t))
 
     def run(self, rho_t) -> int:
-        """feldman2021 Remark 4.4: commit a rho_t-zCDP step if admitted (new step count) or raise :class:`BudgetExceeded`."""
+        """feldman2021 Remark 4.4: commit a rho_t-zCDP step if admitted (new step count) or raise :class:`~reference.accountants.base.BudgetExceeded`."""
         return self._run(self._parse(rho_t))
 
     def try_run(self, rho_t) -> bool:
@@ -318,7 +318,7 @@ class RenyiZCDPFilter(_SumFilter):
         return self._try(self._parse(rho_t))
 
     def run_gaussian(self, sigma, sensitivity=1) -> int:
-        """feldman2021 Remark 4.4: commit a Gaussian step, rho_t = Delta^2/(2 sigma^2) (exact), or raise :class:`BudgetExceeded`."""
+        """feldman2021 Remark 4.4: commit a Gaussian step, rho_t = Delta^2/(2 sigma^2) (exact), or raise :class:`~reference.accountants.base.BudgetExceeded`."""
         s = check("sigma", sigma, P_, end="lower")
         D = check("sensitivity", sensitivity, NN, end="upper")
         return self.run(D * D / (2 * s * s))
@@ -411,7 +411,7 @@ class RenyiDPFilter(_Accountant):
             return self._admits_V(self._V + step[0] * step[0])
 
     def run(self, eps_t) -> int:
-        """feldman2021 Theorem 4.7 (re-derived): commit an eps_t-DP step if admitted (new count) or raise :class:`BudgetExceeded`."""
+        """feldman2021 Theorem 4.7 (re-derived): commit an eps_t-DP step if admitted (new count) or raise :class:`~reference.accountants.base.BudgetExceeded`."""
         step = self._parse(eps_t)
         with self._lock:
             V1 = self._V + step[0] * step[0]
@@ -520,7 +520,7 @@ class _CalibratedFilter(_Accountant):
             return self._admits_runs(self._with(step[0]))
 
     def run(self, eps_t) -> int:
-        """Commit an eps_t-DP step if admitted (returns the new step count) or raise :class:`BudgetExceeded` (state unchanged)."""
+        """Commit an eps_t-DP step if admitted (returns the new step count) or raise :class:`~reference.accountants.base.BudgetExceeded` (state unchanged)."""
         step = self._parse(eps_t)
         with self._lock:
             if not self._admits_runs(self._with(step[0])):

@@ -150,7 +150,7 @@ class GameFilter(_Accountant):
         return self._decide(eps_t, False, False)
 
     def run(self, eps_t) -> int:
-        """Commit an eps_t-DP step if admitted (new step count) or raise :class:`BudgetExceeded` (state unchanged)."""
+        """Commit an eps_t-DP step if admitted (new step count) or raise :class:`~reference.accountants.base.BudgetExceeded` (state unchanged)."""
         return self._decide(eps_t, True, True)
 
     def try_run(self, eps_t) -> bool:

@@ -3,7 +3,7 @@
 Objects to keep next to an analysis whose privacy parameters are chosen adaptively:
 
 * :class:`Lemma35Filter` / :class:`Lemma35Odometer`: Lemma 3.5 as a combinator.  Give it a
-  ``delta_i = 0`` filter rule (a function of the exact statistics :class:`EpsStats` of
+  ``delta_i = 0`` filter rule (a function of the exact statistics :class:`.EpsStats` of
   the realized eps_i) or odometer (:class:`reference.bounds.rogers2016.OdometerSpec`) and a
   budget delta'_g for the deltas; it returns the filter/odometer that accepts
   ``delta_i > 0`` (HALT / ``inf`` once ``sum delta_i > delta'_g``).
@@ -128,7 +128,7 @@ class _Lemma35Base(_Accountant):
 
     @property
     def stats(self) -> EpsStats:
-        """Exact statistics of the committed eps_i (an immutable :class:`EpsStats`)."""
+        """Exact statistics of the committed eps_i (an immutable :class:`.EpsStats`)."""
         with self._lock:
             return self._stats
 
@@ -181,15 +181,15 @@ class Lemma35Filter(_Lemma35Base):
     the proof runs on the randomized-response view, and DP survives post-processing).
     It is **not** a loss-form filter (Definition 3.2) once some delta_i > 0: for the adversary's
     real view the loss need not be bounded by what the pure rule sees (one (0, 1/10)-DP round
-    has |Loss| = log(10/9) with probability one; errata R16-LEM3-5-LOSS,
+    has ``|Loss|`` = log(10/9) with probability one; errata R16-LEM3-5-LOSS,
     ``fullyadaptive falsify R16-LOSS-FORM-FILTER``).
 
     Preconditions: delta'_g >= 0; per round eps_i >= 0, delta_i in [0, 1) (Definition 2.8).
     ``pure_admits`` must be exact (no floating point) and monotone (once it halts, adding rounds
     keeps it halted).
     Serialisation: an object built directly with a custom rule can be written with
-    :meth:`to_json` but only subclasses (:class:`BasicFilter`, :class:`AdvancedFilter`) can
-    be rebuilt by :meth:`from_json`.
+    ``to_json`` but only subclasses (:class:`BasicFilter`, :class:`AdvancedFilter`) can
+    be rebuilt by ``from_json``.
     """
 
     __citations__ = (_cite(R16, "Lemma 3.5"),)
@@ -254,7 +254,7 @@ class Lemma35Filter(_Lemma35Base):
     def run(self, eps_i, delta_i=0) -> int:
         """rogers2016 Lemma 3.5: commit round n+1 if admitted; returns the new round count.
 
-        Raises :class:`BudgetExceeded` naming the round and the violated budget(s) if the
+        Raises :class:`~reference.accountants.base.BudgetExceeded` naming the round and the violated budget(s) if the
         filter would HALT; the state is then unchanged.  Atomic.  Call it *before* running
         the round's mechanism (Algorithm 3).
         """
@@ -289,7 +289,7 @@ class BasicFilter(Lemma35Filter):
     Contract: the interaction of Algorithm 3 run with this filter is (eps_g, delta_g)-DP
     (Proposition 3.3 on the randomized-response view, then post-processing).  The point-wise
     (loss-form, Definition 3.2) reading holds only when every delta_i = 0: with delta_i > 0 the
-    adversary's real view can have |Loss| > eps_g with probability one (errata R16-LEM3-5-LOSS).  The delta threshold is
+    adversary's real view can have ``|Loss|`` > eps_g with probability one (errata R16-LEM3-5-LOSS).  The delta threshold is
     delta_g (the printed rule names an undefined delta'_g; errata R16-THM3-6-DELTA).
     Built as :class:`Lemma35Filter` over the pure rule ``sum eps_i <= eps_g``.
     Preconditions: eps_g >= 0, delta_g >= 0.  Rounding: none (exact rationals).
@@ -422,12 +422,12 @@ class Lemma35Odometer(_Lemma35Base):
     Contract: ``spec`` (a :class:`reference.bounds.rogers2016.OdometerSpec`) carries a pure odometer
     valid with failure probability delta_g when every delta_i = 0; after the recorded rounds
     :meth:`value` is the pure odometer (rounded UP), a valid odometer (Definition 3.1: the
-    loss satisfies |Loss| <= value for every round simultaneously with probability
+    loss satisfies ``|Loss|`` <= value for every round simultaneously with probability
     >= 1 - delta_g).  :meth:`exceeded_by` decides ``|Loss| > value`` exactly.
 
     Rounds with delta_i > 0 are **refused** (``ValueError``): Lemma 3.5's extension to
     approximate-DP rounds fails for the adversary's real view (one (0, 1/10)-DP round has
-    |Loss| = log(10/9) > 0 = COMP with probability one; errata R16-LEM3-5-LOSS,
+    ``|Loss|`` = log(10/9) > 0 = COMP with probability one; errata R16-LEM3-5-LOSS,
     ``fullyadaptive falsify R16-LEM3-5-LOSS``).  For approximate-DP rounds use a DP filter of
     this module (its DP conclusion holds) or the pDP odometer
     :class:`reference.accountants.whitehouse2023.Odometer`.
@@ -451,7 +451,7 @@ class Lemma35Odometer(_Lemma35Base):
 
     @property
     def spec(self) -> OdometerSpec:
-        """The odometer's :class:`OdometerSpec` (kind and exact parameters)."""
+        """The odometer's :class:`.OdometerSpec` (kind and exact parameters)."""
         return self._spec
 
     def record(self, eps_i, delta_i=0) -> int:

@@ -2,7 +2,7 @@
 
 Closed forms in :mod:`reference.bounds.smith2022` (the rule, the eps-DP -> GDP charge) and
 :mod:`reference.bounds.dong2022` (the exact GDP privacy curve and its inverses); the common base
-(exact state, lock, JSON) is :class:`reference.accountants.base._Accountant`.
+(exact state, lock, JSON) is ``reference.accountants.base._Accountant``.
 """
 from __future__ import annotations
 
@@ -126,7 +126,7 @@ class GaussianDPFilter(_Accountant):
         return self._decide(check("mu_t", mu_t, _NN, end="upper"), False, False)
 
     def run_gdp(self, mu_t) -> int:
-        """Commit a mu_t-GDP step if admitted (new step count) or raise :class:`BudgetExceeded` (state unchanged)."""
+        """Commit a mu_t-GDP step if admitted (new step count) or raise :class:`~reference.accountants.base.BudgetExceeded` (state unchanged)."""
         return self._decide(check("mu_t", mu_t, _NN, end="upper"), True, True)
 
     def try_run_gdp(self, mu_t) -> bool:
@@ -157,7 +157,7 @@ class GaussianDPFilter(_Accountant):
         return self._decide(self._gauss(sigma, sensitivity), False, False)
 
     def run_gaussian(self, sigma, sensitivity=1) -> int:
-        """Commit a Gaussian step (mu_t = sensitivity/sigma) or raise :class:`BudgetExceeded`."""
+        """Commit a Gaussian step (mu_t = sensitivity/sigma) or raise :class:`~reference.accountants.base.BudgetExceeded`."""
         return self._decide(self._gauss(sigma, sensitivity), True, True)
 
     def try_run_gaussian(self, sigma, sensitivity=1) -> bool:
@@ -175,7 +175,7 @@ class GaussianDPFilter(_Accountant):
         return self._decide(self._dp(eps_t), False, False)
 
     def run_dp(self, eps_t) -> int:
-        """Commit an eps_t-DP step charged mu(eps_t) (rounded up) or raise :class:`BudgetExceeded`."""
+        """Commit an eps_t-DP step charged mu(eps_t) (rounded up) or raise :class:`~reference.accountants.base.BudgetExceeded`."""
         return self._decide(self._dp(eps_t), True, True)
 
     def try_run_dp(self, eps_t) -> bool:

@@ -33,9 +33,9 @@ Design
 * **Thread safety.**  Each object holds a :class:`threading.Lock`; a decision and the
   commit it leads to are one atomic operation, so concurrent :meth:`DPFilter.try_run`
   calls never over-spend.
-* **Resumable.**  :meth:`DPFilter.to_json` stores parameters, state and the run-length
+* **Resumable.**  ``DPFilter.to_json`` stores parameters, state and the run-length
   encoded history as exact ``"p/q"`` strings with a schema name, a version and a SHA-256
-  digest; :meth:`DPFilter.from_json` re-validates everything (digest, sums, admissibility)
+  digest; ``DPFilter.from_json`` re-validates everything (digest, sums, admissibility)
   so a resumed object makes exactly the decisions the original would have made.  The
   digest detects corruption and careless edits; it is not an authentication code.
 
@@ -171,7 +171,7 @@ class ZCDPFilterRemaining(Remaining):
 class DPFilter(_Accountant):
     """whitehouse2022 Theorem 1 / whitehouse2023 Theorem 2: the (eps, delta' + delta'')-DP privacy filter.
 
-    Contract: step n+1 with parameters (eps_{n+1}, delta_{n+1}) is admitted iff
+    Contract: step n+1 with parameters (eps_{n+1}, delta_{n+1}) is admitted iff::
 
         sqrt(2 log(1/delta') V_{n+1}) + V_{n+1}/2 <= eps   and   sum_{m<=n+1} delta_m <= delta'',
 

@@ -86,7 +86,7 @@ def optimal_rounds_homogeneous(eps0, eps, delta) -> int:
     """kairouz2015 Theorem 3.3: the largest k such that k-fold eps0-randomized response is (eps, delta)-DP.
 
     The optimal delta(eps) grows with k, so the answer is found by doubling and bisection on
-    exact decisions (:func:`_kov_at_most`).  ``floor(eps/eps0)`` rounds always qualify (their
+    exact decisions (``_kov_at_most``).  ``floor(eps/eps0)`` rounds always qualify (their
     delta is 0).  Preconditions: eps0 > 0, eps > 0, 0 < delta < 1.  Returns an int.
     """
     e0 = check("eps0", eps0, _P)

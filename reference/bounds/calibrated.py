@@ -2,13 +2,13 @@
 
 A Renyi filter (feldman2021 Theorem 4.3) of order alpha with budget B makes any run
 (alpha, B)-RDP; the improved conversion (canonne2020 Proposition 12 = balle2020hyp Theorem 21)
-turns (alpha, tau)-RDP into (eps, delta)-DP with
+turns (alpha, tau)-RDP into (eps, delta)-DP with::
 
     eps = tau + log((alpha - 1)/alpha) - (log delta + log alpha)/(alpha - 1),
 
-so the largest budget whose conversion meets a target (eps, delta) is
+so the largest budget whose conversion meets a target (eps, delta) is (:func:`cks_rdp_budget`)::
 
-    B(alpha) = eps - log((alpha - 1)/alpha) + (log delta + log alpha)/(alpha - 1)   (:func:`cks_rdp_budget`).
+    B(alpha) = eps - log((alpha - 1)/alpha) + (log delta + log alpha)/(alpha - 1).
 
 Each eps_t-DP step is charged the Renyi divergence of eps_t-randomized response
 (mironov2017 Table II, :func:`reference.bounds.classical.rr_rdp`): every eps_t-DP mechanism is a
@@ -110,7 +110,7 @@ def cks_rdp_budget(alpha, eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
 
 
 def cks_rdp_budget_q(alpha: Fraction, eps: Fraction, delta: Fraction) -> Fraction:
-    """:func:`cks_rdp_budget` rounded DOWN to a rational at :data:`BUDGET_DPS` digits (the budget a filter stores)."""
+    """:func:`cks_rdp_budget` rounded DOWN to a rational at ``BUDGET_DPS`` digits (the budget a filter stores)."""
     return mpf_to_fraction(cks_rdp_budget(alpha, eps, delta, dps=BUDGET_DPS))
 
 
@@ -311,7 +311,7 @@ def zcdp_improved_budget(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
 
 
 def zcdp_improved_budget_q(eps: Fraction, delta: Fraction) -> Fraction:
-    """:func:`zcdp_improved_budget` rounded DOWN to a rational at :data:`BUDGET_DPS` digits."""
+    """:func:`zcdp_improved_budget` rounded DOWN to a rational at ``BUDGET_DPS`` digits."""
     return mpf_to_fraction(zcdp_improved_budget(eps, delta, dps=BUDGET_DPS))
 
 

@@ -24,7 +24,7 @@ elementary functions, plus a stated error budget; the proof-tests check it again
 independent route (``mpmath.quad`` of the normal density at 60 digits).
 
 Cancellation.  delta(eps) is a difference of two nearly equal terms when eps/mu is large
-(e^eps phi(B) = phi(A) exactly, and the Mills ratios of A and B differ by about mu/|A|^2);
+(e^eps phi(B) = phi(A) exactly, and the Mills ratios of A and B differ by about ``mu/|A|^2``);
 :func:`reference.precision.certified` doubles the working precision until the enclosure of the
 *difference* is ``dps`` digits tight, so no digit lost to cancellation is ever reported.
 """
@@ -122,8 +122,8 @@ def phi_iv(c, x):
     Phi(x) = erfc(-x/sqrt(2))/2 is increasing, so Phi([a, b]) lies in [Phi(a), Phi(b)].  Each end
     is evaluated at the exact end of the (rigorously computed) argument interval: for moderate
     arguments with mpmath's ``mpf_erfc`` at ``c.prec + 32`` bits, rounded outward and widened by a
-    relative 2^-(c.prec + 8); for |y|^2 > prec + 16 by the asymptotic series with its rigorous
-    remainder bound (:func:`_erfc_asymptotic`), in interval arithmetic.  Deviation: mpmath 1.3's
+    relative 2^-(c.prec + 8); for ``|y|^2 > prec + 16`` by the asymptotic series with its rigorous
+    remainder bound (``_erfc_asymptotic``), in interval arithmetic.  Deviation: mpmath 1.3's
     interval context has no erfc (see the module docstring for the trust base).
     """
     y = -x / c.sqrt(2)

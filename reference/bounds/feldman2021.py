@@ -22,11 +22,11 @@ Contents
   Theorem 4.3: stopping index, rounds), Remark 4.4 (zCDP filter to DP), the
   Renyi odometer and the approximate-DP filter's budget (re-derived).
 
-Elsewhere, by role: the stateful :class:`RenyiFilter`, :class:`RenyiZCDPFilter` and
-:class:`RenyiDPFilter` are in :mod:`reference.accountants.feldman2021`; the exact
+Elsewhere, by role: the stateful :class:`.RenyiFilter`, :class:`.RenyiZCDPFilter` and
+:class:`.RenyiDPFilter` are in :mod:`reference.accountants.feldman2021`; the exact
 checkers of Theorem 3.1, Corollary 3.2 and Algorithm 3 / Theorem 4.5 on small discrete
 instances in :mod:`reference.verify.feldman2021`.  The
-  NumPy demo of Algorithm 3 (noisy gradient descent) is :mod:`reference.simulate.individual`.
+NumPy demo of Algorithm 3 (noisy gradient descent) is :mod:`reference.simulate.individual`.
 
 Exactness
 ---------
@@ -474,7 +474,7 @@ def prop2_9_accuracy(sigma, beta, n_inactive=0, *, dps: int = DEFAULT_DPS) -> mp
     """feldman2021 Proposition 2.9 (accuracy, re-derived): ``m + sigma sqrt(2 log(2/beta))``, rounded UP.
 
     Contract: with probability >= 1 - beta, ``|a_t - sum_{i} q_t(X_i)| <= value`` when m points
-    are inactive at time t and |q_t| <= 1.
+    are inactive at time t and ``|q_t| <= 1``.
     Preconditions: sigma > 0, beta in (0, 1), m >= 0 integer.  Rounding: up.
     """
     s = check("sigma", sigma, P_)
@@ -486,7 +486,7 @@ def prop2_9_accuracy(sigma, beta, n_inactive=0, *, dps: int = DEFAULT_DPS) -> mp
 def prop2_9_active_sets(q_values, alpha, sigma, B) -> list[frozenset]:
     """feldman2021 Proposition 2.9: the active sets ``S_t = {i: sum_{j<=t} q_j(X_i)^2 <= 2 sigma^2 B/alpha}``, exactly.
 
-    ``q_values[t][i]`` is q_{t+1}(X_i) (parsed exactly; |q| <= 1 is the Proposition's setting,
+    ``q_values[t][i]`` is q_{t+1}(X_i) (parsed exactly; ``|q| <= 1`` is the Proposition's setting,
     not required here).  The reports are ``a_t = sum_{i in S_t} q_t(X_i) + N(0, sigma^2)``; the
     vector (a_1..a_k) has l2-sensitivity to X_i equal to ``sqrt(sum_{t: i in S_t} q_t(X_i)^2)``
     <= ``sqrt(2 sigma^2 B/alpha)``, hence (alpha, B)-RDP.  S_t is monotone decreasing in t.

@@ -41,7 +41,7 @@ _U = Domain.open_unit()
 
 
 class GameTooLarge(ValueError):
-    """The game's budget would exceed :data:`MAX_BUDGET` units of grid^2 (refused: use a coarser grid)."""
+    """The game's budget would exceed ``MAX_BUDGET`` units of grid^2 (refused: use a coarser grid)."""
 
 
 @cites(W22, "Theorem 1 (filter semantics; the menu is this project's choice)")
@@ -173,8 +173,8 @@ def game_budget(eps, delta, grid, eps_max=None, *, fine: int = FINE, ratio=RATIO
     B*, produces an (eps, delta)-DP transcript: ``upper_at_budget`` >= the exact game value at
     B* and is <= delta.  ``eps_max`` (default: the budget's reach, grid * isqrt(n_KOV + 1): no
     larger step could ever be admitted; 64 grid units when the reach's rows would not fit
-    :data:`reference.bounds.game.MAX_BYTES`) is rounded up to a grid multiple; larger steps are
-    refused.  Budgets beyond :data:`MAX_BUDGET` units raise :class:`GameTooLarge`.
+    ``reference.bounds.game.MAX_BYTES``) is rounded up to a grid multiple; larger steps are
+    refused.  Budgets beyond ``MAX_BUDGET`` units raise :class:`GameTooLarge`.
     Preconditions: eps > 0, 1e-300 <= delta < 1, grid > 0, eps_max > 0 (exact rationals).
     Rounding: B* is certified (directed bounds, :mod:`reference.verify.game`); the result is
     cached per exact arguments.  Cost: about (R_max / 10^4) x (menu size) x (window / 3000) s.

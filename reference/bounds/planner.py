@@ -24,7 +24,7 @@ Optimal non-adaptive limits: homogeneous RR -- the exact optimal composition of 
 Viswanath (:func:`reference.bounds.baselines.optimal_rounds_homogeneous`); Gaussian/GDP-only
 workloads -- the largest n with delta_{sqrt(sum mu^2)}(eps) <= delta (dong2022 Cor. 2.13 and 3.3,
 attained by Gaussian mechanisms); mixed RR workloads -- the certified optimal composition of the fixed cycle (murtagh2016: that of
-randomized responses; :func:`reference.bounds.game.cycle_optimal_rounds`) when it is short enough,
+randomized responses; ``reference.bounds.game.cycle_optimal_rounds``) when it is short enough,
 else ``n/a``; workloads mixing RR with Gaussian steps -- not computed (``n/a``).
 """
 from __future__ import annotations

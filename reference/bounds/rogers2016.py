@@ -107,7 +107,7 @@ def _cites(*results: str):
 class EpsStats:
     """Exact sufficient statistics of realized epsilons: the multiset {eps: count}, ``V`` and ``sum eps``.
 
-    Immutable; :meth:`plus` returns a new object.  Every bound of the paper for
+    Immutable; ``plus`` returns a new object.  Every bound of the paper for
     ``delta_i = 0`` is a function of these (Theorems 3.6, 5.1, 6.5, Lemma 6.4).
     """
 
@@ -413,7 +413,7 @@ def pointwise_bad_mass(P_, Q_, eps) -> Fraction:
     """rogers2016 Definition 2.2: ``max(P(|L| > eps), Q(|L| > eps))`` with L = log(P(a)/Q(a)), exact Fraction.
 
     P and Q are (eps, delta)-point-wise indistinguishable iff the returned value is <= delta.
-    Outcomes with P(a) > 0 = Q(a) (or the reverse) have |L| = inf.
+    Outcomes with P(a) > 0 = Q(a) (or the reverse) have ``|L|`` = inf.
     """
     Pq, Qq = _finite_laws(P_, Q_)
     e = check("eps", eps, NN)
@@ -580,7 +580,7 @@ def basic_odometer(eps: Sequence, delta: Sequence, delta_prime_g, *, dps: int = 
 
     **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
     raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
-    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    bounded (one (0, 1/10)-DP round has ``|Loss|`` = log(10/9) > COMP surely).
     ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
     sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
     """
@@ -664,7 +664,7 @@ def _self_normalized(c, B2, beta, d):
 def self_normalized_bound(B2, beta, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Lemma 4.1: ``sqrt((B^2 + beta)(2 + log(B^2/beta + 1)) log(1/delta))``, rounded up.
 
-    Contract: if E[exp(lambda A - lambda^2 B^2/2)] <= 1 for all real lambda, then |A| reaches
+    Contract: if E[exp(lambda A - lambda^2 B^2/2)] <= 1 for all real lambda, then ``|A|`` reaches
     this value (with the random B^2) with probability at most delta.
     Preconditions: B^2 >= 0, beta > 0 fixed in advance, 0 < delta <= 1/e (decided exactly;
     ``ValueError`` otherwise).
@@ -704,7 +704,7 @@ def martingale_bound(U2, beta, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """rogers2016 Theorem 4.3: ``sqrt((U^2/4 + beta)(2 + log(U^2/(4 beta) + 1)) log(1/delta))``, rounded up.
 
     Contract: for the martingale (9) with predictable ranges (Lemma 4.2), fixed k >= 1,
-    fixed beta > 0 and delta <= 1/e, |M_k| reaches this value (at the realized U_k^2)
+    fixed beta > 0 and delta <= 1/e, ``|M_k|`` reaches this value (at the realized U_k^2)
     with probability at most delta.  Preconditions: U^2 >= 0, beta > 0, 0 < delta <= 1/e
     (exact check; ``ValueError`` naming ``delta`` otherwise).
     """
@@ -964,7 +964,7 @@ def crossing_probability_exact(gamma, C, delta, n) -> Fraction:
     exact ``Fraction``; each crossing threshold is decided exactly by interval refinement.
     Preconditions: gamma rational in [1/2, 1), C > 0, delta > 0 with log(n) > delta, integer n >= 2.
     Cost O(n^2) big-integer operations (n = 2000 takes seconds), so n is limited to
-    :data:`CROSSING_MAX_N` (a larger n is refused at once with a ``ValueError`` naming n).
+    ``CROSSING_MAX_N`` (a larger n is refused at once with a ``ValueError`` naming n).
     """
     g = check("gamma", gamma, Domain.interval(Fraction(1, 2), 1, True, False))
     Cq = check("C", C, P)
@@ -1181,7 +1181,7 @@ def lemma6_4_odometer(eps: Sequence, delta: Sequence, delta_g, beta, *, dps: int
 
     **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
     raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
-    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    bounded (one (0, 1/10)-DP round has ``|Loss|`` = log(10/9) > COMP surely).
     ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
     sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
     """
@@ -1212,7 +1212,7 @@ def advanced_odometer(eps: Sequence, delta: Sequence, delta_g, n, *, dps: int = 
 
     **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
     raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
-    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    bounded (one (0, 1/10)-DP round has ``|Loss|`` = log(10/9) > COMP surely).
     ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
     sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
     """
@@ -1232,7 +1232,7 @@ def advanced_odometer_as_printed(eps: Sequence, delta: Sequence, delta_g, n, *, 
 
     **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
     raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
-    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    bounded (one (0, 1/10)-DP round has ``|Loss|`` = log(10/9) > COMP surely).
     ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
     sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
     """
@@ -1253,7 +1253,7 @@ def advanced_odometer_granular(eps: Sequence, delta: Sequence, delta_g, gamma, *
 
     **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
     raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
-    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    bounded (one (0, 1/10)-DP round has ``|Loss|`` = log(10/9) > COMP surely).
     ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
     sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
     """
@@ -1274,7 +1274,7 @@ def advanced_odometer_granular_as_printed(eps: Sequence, delta: Sequence, delta_
 
     **Restriction** (errata R16-LEM3-5-LOSS): every delta_i = 0; a delta sequence with an element > 0
     raises ``ValueError``, because with delta_i > 0 the loss of the adversary's real view is not
-    bounded (one (0, 1/10)-DP round has |Loss| = log(10/9) > COMP surely).
+    bounded (one (0, 1/10)-DP round has ``|Loss|`` = log(10/9) > COMP surely).
     ``lemma3_5_as_printed=True`` computes the printed Lemma 3.5 extension anyway (``inf`` once
     sum delta_i exceeds the threshold, else the pure odometer): the refuted claim, not a bound.
     """

@@ -128,7 +128,7 @@ def _dp_step_mu_q(eps: Fraction) -> Fraction:
 
 
 def dp_step_mu_q(eps) -> Fraction:
-    """:func:`dp_step_mu` rounded UP to a rational at :data:`STEP_MU_DPS` digits (the charge a filter stores for an eps-DP step; memoised)."""
+    """:func:`dp_step_mu` rounded UP to a rational at ``STEP_MU_DPS`` digits (the charge a filter stores for an eps-DP step; memoised)."""
     return _dp_step_mu_q(check("eps", eps, P))
 
 

@@ -744,7 +744,7 @@ def stitched_odometer(V, v0, delta_prime, *, dps: int = DEFAULT_DPS) -> mpmath.m
 def pdp_drift(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """whitehouse2022 Theorem 2 (delta_n > 0, corrected; derived): upper bound on ``E_P[L 1_G]`` for one (eps, delta)-pDP step, rounded up.
 
-    G = {|L| <= eps} is the step's good event.  Valid but not tight: :func:`pdp_drift_two_sided`
+    ``G = {|L| <= eps}`` is the step's good event.  Valid but not tight: :func:`pdp_drift_two_sided`
     bounds the same quantity by its least upper bound, smaller for every delta > 0 (e.g. 0.547
     against 0.741 at eps = 1, delta = 0.1), and is the drift the shipped Odometer charges; this
     KL-route bound is kept as the looser variant (the errata ledger's first correction).
@@ -758,8 +758,8 @@ def pdp_drift(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     <= e^-eps delta on {L > eps} and <= delta on {L < -eps} (the pDP condition for the swapped
     pair), so b >= 1 - delta (1 + e^-eps) =: 1 - c.  With p~ = P(.|G), q~ = Q(.|G):
     ``E_P[L 1_G] = a KL(p~ || q~) + a log(a/b) <= KL(p~ || q~) + log(1/(1 - c))``, and
-    |log(p~/q~)| <= eps + log(b/a)^{+-} <= eps + l, l = log(1/(1 - c)), so KL <= e~ tanh(e~/2)
-    (the bound of whitehouse2022 Lemma 6 for pairs with |log ratio| <= e~).  Hence
+    ``|log(p~/q~)| <= eps + log(b/a)^{+-} <= eps + l``, l = log(1/(1 - c)), so KL <= e~ tanh(e~/2)
+    (the bound of whitehouse2022 Lemma 6 for pairs with ``|log ratio| <= e~``).  Hence
     ``d(eps, delta) = e~ tanh(e~/2) + l``.  The step's loss killed at its first bad outcome lies in
     [-eps, eps], so its centred increments stay eps^2-sub-Gaussian (Hoeffding) and Theorems 3-5
     apply to it with V unchanged; the bad outcomes cost sum delta_m <= delta''.
@@ -798,7 +798,7 @@ def pdp_drift_two_sided(eps, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
 
     Contract: for every pair of output laws P (input x) and Q (neighbour x') with
     ``P(|L| > eps) <= delta`` and ``Q(|L| > eps) <= delta`` (whitehouse2022 Definition 3 applied
-    to (x, x') and to (x', x); L = log(dP/dQ)), and G = {|L| <= eps},
+    to (x, x') and to (x', x); L = log(dP/dQ)), and ``G = {|L| <= eps}``, ::
 
         E_P[L 1_G] <= D(eps, delta) = eps tanh(eps/2) + eps delta / sinh(eps)   if delta < 1 - e^-eps,
                                       eps                                          otherwise,
@@ -875,13 +875,13 @@ def _log2(c, x):
 def rogers_odometer_quoted_2022_as_printed(V, delta_prime, n_records, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """Lemma 4 (whitehouse2022) exactly as printed, rounded to nearest: NOT a valid odometer (errata W22-LEM4-QUOTE).
 
-    On non-adaptive randomized-response steps with a small |x| and a small delta' its crossing
+    On non-adaptive randomized-response steps with a small ``|x|`` and a small delta' its crossing
     probability exceeds delta' by orders of magnitude (``fullyadaptive falsify W22-LEM4-QUOTED``);
     kept only to reproduce the paper's comparison curves.
 
-    For V in [1/|x|^2, 1]: ``sqrt(2V(log(110e) + 2 log(log|x|/delta')) + V/2)``;
+    For V in ``[1/|x|^2, 1]``: ``sqrt(2V(log(110e) + 2 log(log|x|/delta')) + V/2)``;
     otherwise ``sqrt(2(1/|x|^2 + V)(1 + 1/2 log(1 + |x|^2 V) loglog(4 log2(|x|)/delta') + V/2))``.
-    Preconditions: V >= 0, 0 < delta' <= 1/e, integer |x| >= 2.  Infinite for n > N.
+    Preconditions: V >= 0, 0 < delta' <= 1/e, integer ``|x| >= 2``.  Infinite for n > N.
     """
     v, dp, n = _check_rogers(V, delta_prime, n_records)
     n2 = n * n
@@ -903,7 +903,7 @@ def rogers_odometer_quoted_2023_as_printed(V, delta_prime, n_records, *, dps: in
     ``fullyadaptive falsify W23-LEM3-QUOTED`` gives a certified counterexample; kept only for the
     paper's comparison curves.
 
-    For V in [1/|x|^2, 1]: ``sqrt(2V(log(110e) + 2 log(log|x|/delta'))) + V/2``;
+    For V in ``[1/|x|^2, 1]``: ``sqrt(2V(log(110e) + 2 log(log|x|/delta'))) + V/2``;
     otherwise ``sqrt(2(1/|x|^2 + V)(1 + 1/2 log(1 + |x|^2 V)) loglog(4 log2(|x|)/delta')) + V/2``.
     """
     v, dp, n = _check_rogers(V, delta_prime, n_records)

@@ -1,6 +1,6 @@
 """``fullyadaptive falsify [CLAIM|all] [--json] [--deep] [--list]``: attack every shipped guarantee.
 
-Runs :func:`reference.falsify.falsify` and prints, per claim, what the catalog says (valid or
+Runs :func:`reference.falsify.search.falsify` and prints, per claim, what the catalog says (valid or
 false), what the search found (a certified counterexample, or none in the stated space) and the
 counterexample's exact laws, adversary, event and probability against the promised level.
 Exit status: 0 when every result agrees with the catalog (false claims refuted, valid claims

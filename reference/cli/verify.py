@@ -1,7 +1,7 @@
 """The ``fullyadaptive verify`` subcommand (see :data:`reference.cli.EXTENSIONS`).
 
 Runs the exact verifier (:mod:`reference.verify.engine`) of every shipped filter/odometer
-(:data:`reference.verify.targets.TARGETS`) against the standard adaptive randomized-response
+(``reference.verify.targets.TARGETS``) against the standard adaptive randomized-response
 adversaries and prints the certified slack table; then runs the same objects against the
 falsifier's general finite step laws (:mod:`reference.falsify.verifier_menu`), because RR is the
 worst case only for DP conclusions, not for loss tails.  ``--negative-controls`` also runs the

@@ -5,7 +5,7 @@ for DP conclusions but blind to privacy-loss tails of non-RR steps.  This packag
 arbitrary finite pairs of laws (:mod:`.laws`: post-processings of RR on <= 4 outcomes, including
 atoms charged by one side only and threshold splits, each decided exactly against the claim's
 hypothesis), chosen adaptively (:mod:`.engine`), and evaluates each claim's conclusion exactly.
-:data:`.claims.CLAIMS` lists the claims, their sources, catalog ids and searched spaces;
+``claims.CLAIMS`` lists the claims, their sources, catalog ids and searched spaces;
 :func:`.search.falsify` runs them; ``fullyadaptive falsify [CLAIM|all] [--json] [--deep]`` is the
 command line.
 """

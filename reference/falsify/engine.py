@@ -50,7 +50,7 @@ class Adversary:
     """Chooses the next menu index (or ``None`` to stop) from ``(n, R, acc, last)``.
 
     ``n`` steps so far, ``R`` the likelihood ratio of the transcript (``None`` = +inf), ``acc`` the
-    exact :class:`AccState`, ``last`` the sign of the last step's loss (+1, -1, 0, or 2 for +inf).
+    exact :class:`~reference.verify.engine.AccState`, ``last`` the sign of the last step's loss (+1, -1, 0, or 2 for +inf).
     """
 
     name = "adversary"

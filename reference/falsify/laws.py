@@ -16,7 +16,7 @@ Hypotheses (decided exactly; ``e^eps`` is irrational, so every comparison with i
 * ``"pure"``: eps-DP (delta = 0): every atom has ``|L| <= eps``.
 
 Candidates (:func:`dp_candidates`): the generalized randomized response of whitehouse2022
-Definition 6 / rogers2016 Definition 2.6 with a rational likelihood ratio ``r <= e^eps``,
+Definition 6 / rogers2016 Definition 2.6 with a rational likelihood ratio ``r <= e^eps``, ::
 
     A0 = (delta, 0),  A1 = (s r, s),  A2 = (s, s r),  A3 = (0, delta),   s = (1 - delta)/(1 + r),
 
@@ -133,7 +133,7 @@ def is_pdp(law: StepLaw, eps=None, delta=None) -> bool:
 
 
 def is_pure(law: StepLaw, eps=None) -> bool:
-    """Exact: is the pair eps-DP (every atom has |L| <= eps)?"""
+    """Exact: is the pair eps-DP (every atom has ``|L| <= eps``)?"""
     return is_pdp(law, law.eps if eps is None else eps, Fraction(0))
 
 

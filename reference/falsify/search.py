@@ -97,7 +97,7 @@ def _conversion(claim: Claim, deep: bool) -> ClaimResult:
 
 
 def falsify(claim: str = "all", *, deep: bool = False, progress: Optional[Callable[[str], None]] = None) -> list[ClaimResult]:
-    """Attack ``claim`` (a claim id of :data:`reference.falsify.claims.CLAIMS`, or ``"all"``).
+    """Attack ``claim`` (a claim id of ``reference.falsify.claims.CLAIMS``, or ``"all"``).
 
     Returns one :class:`ClaimResult` per claim.  A false claim's search stops at its first certified
     counterexample; a valid claim's search runs its whole space.  ``deep`` widens the space.

@@ -2,7 +2,7 @@
 
 :func:`reference.verify.targets.slack_table` composes randomized-response steps: exact for DP
 conclusions, blind to the loss tails of other step laws.  :func:`general_slack_table` drives the
-same shipped objects (every entry of :data:`reference.verify.targets.TARGETS`) with the falsifier's
+same shipped objects (every entry of ``reference.verify.targets.TARGETS``) with the falsifier's
 candidate laws: eps-DP post-processings of RR for targets that take pure steps, (eps, delta)-DP
 laws for filters that take delta_n > 0, and (eps, delta)-pDP laws for the pDP odometers, in menus
 of one or two laws under the falsifier's adaptive adversaries.  Each row states the step family it

@@ -79,9 +79,8 @@ def cupy_available() -> tuple[bool, str]:
 def get_backend(name: str = "numpy", *, threads: int | None = None) -> Backend:
     """The array backend ``name`` (``"numpy"`` or ``"cupy"``).
 
-    Raises:
-        ValueError: unknown name or a bad ``threads``.
-        BackendUnavailable: ``"cupy"`` requested but CuPy or a CUDA device is missing.
+    :raises ValueError: unknown name or a bad ``threads``.
+    :raises BackendUnavailable: ``"cupy"`` requested but CuPy or a CUDA device is missing.
     """
     if name == "numpy":
         t = default_threads() if threads is None else threads

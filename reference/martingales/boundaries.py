@@ -171,7 +171,7 @@ def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: boo
     ``rho = V_ref/10``; stitching with ``v0 = V_ref/100``; the filter odometer with
     the target eps of ``y* = V_ref/2`` rounded up to 6 digits; the Rogers et al.
     Theorem 6.5 (corrected) with ``n = n_records``, valid for ``delta <= 1/e`` (the odometer as quoted by whitehouse2022 Lemma 4 is false as printed and not checked); the Renyi odometer on the
-    grid :data:`RENYI_ALPHAS` with ``R >= kappa V``, ``kappa`` = :func:`renyi_kappa` (``eps_max``):
+    grid ``RENYI_ALPHAS`` with ``R >= kappa V``, ``kappa`` = ``renyi_kappa`` (``eps_max``):
     valid for adversaries whose steps have ``eps <= eps_max`` (default 1/5, the checker's 4 x 1/20); ``eps_max``
     also sets the Rogers control's mean-term bound ``k_U`` (:func:`rogers_mean_kappa`).
     """

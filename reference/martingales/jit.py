@@ -1,6 +1,6 @@
 """Compiled CPU kernel (numba, optional) for state-dependent adversaries: the path's state in registers.
 
-:func:`reference.martingales.simulate._kernel_markov` is the reference: NumPy array code that
+``reference.martingales.simulate._kernel_markov`` is the reference: NumPy array code that
 updates every path of a chunk one step at a time, so each step streams a dozen arrays of the
 chunk's size through memory.  This module computes the same crossing and ambiguity masks with
 compiled loops that keep a tile of paths' state in L1 cache (in the spirit of the CUDA kernel
@@ -169,8 +169,7 @@ def markov_tables(plan) -> MarkovTables:
     ``"random"``) built by :func:`~.simulate.make_plan`.  Guarantee: the arrays hold the plan's
     values unchanged (transposed, widened to int64/float64), plus their exact row minima.
 
-    Raises:
-        ValueError: ``plan`` is a fixed schedule, or has more than 32 boundaries.
+    :raises ValueError: ``plan`` is a fixed schedule, or has more than 32 boundaries.
     """
     if plan.adversary.deterministic:
         raise ValueError("plan must be a plan of a state-dependent adversary (policy 'chasing' or 'random')")
@@ -192,10 +191,9 @@ def markov_block(plan, draws):
     the chunk's ``B`` paths, the blocks consecutive from step 0 to ``plan.T`` (as yielded by
     ``_draw_blocks``); numba importable (:func:`numba_available`).
 
-    Raises:
-        ValueError: ``plan`` is not a Markov plan, ``draws`` has a block of the wrong dtype,
-            shape or position, or does not cover the ``plan.T`` steps.
-        RuntimeError: numba is unavailable.
+    :raises ValueError: ``plan`` is not a Markov plan, ``draws`` has a block of the wrong dtype,
+        shape or position, or does not cover the ``plan.T`` steps.
+    :raises RuntimeError: numba is unavailable.
     """
     ok, why = numba_available()
     if not ok:

@@ -93,7 +93,7 @@ class StepLaw:
         return min(alpha * self.param ** 2 / 2, self.param)
 
     def loss_bound(self) -> Fraction | None:
-        """Largest |loss| of the true mechanism (None if unbounded)."""
+        """Largest ``|loss|`` of the true mechanism (None if unbounded)."""
         return None if self.kind == "gaussian" else self.true_param
 
     # -- exact expectations --------------------------------------------------------------

@@ -26,7 +26,7 @@ Processes (``key``: citation):
   order alpha: ``min(alpha eps^2/2, eps)`` for eps-DP steps (Bun-Steinke 2016),
   ``alpha rho`` for the Gaussian (exact: a tie).
 * ``feldman2021_renyi_odometer_kl``: the supermartingale behind the feldman2021 Renyi
-  odometer (:func:`reference.bounds.feldman2021.renyi_odometer_zcdp`) with each step viewed as
+  odometer (``reference.bounds.feldman2021.renyi_odometer_zcdp``) with each step viewed as
   ``rho``-zCDP for ``rho`` = its KL divergence = its mean loss (``eps tanh(eps/2)`` for
   RR, ``eps - 1 + e^-eps`` for Laplace, ``rho`` for the Gaussian): under P,
   ``X_t = exp((alpha - 1)(L_t - alpha sum_{s<=t} rho_s))``, on the odometer's order grid.
@@ -436,7 +436,7 @@ def x0_exact(process: Process, grid=None) -> tuple[bool, str]:
 
     X_0 = sqrt(A0) exp(B0) with rationals: exp-type processes exp(lam 0 - lam^2 0/2) = (1, 0);
     the mixture sqrt(rho/(V_0 + rho)) exp(M_0^2/(2 (V_0 + rho))) = (rho/rho, 0) for each grid rho.
-    Decided by :func:`compare_exp_rational` (``exp(2 B0) <= 1/A0``).
+    Decided by :func:`~reference.precision.compare_exp_rational` (``exp(2 B0) <= 1/A0``).
     """
     grid = default_grid(process, quick=False) if grid is None else grid
     M0 = V0 = F(0)

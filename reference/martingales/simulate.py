@@ -31,12 +31,12 @@ Kernels (written once against an array module ``xp``):
   ``b(g^2 J)`` and count the path as *ambiguous* when within a relative band of
   2^-30 (ambiguous paths count as crossings for the upper bound, not for the lower).
 
-Paths are processed in chunks of :data:`CHUNK` paths with one random stream per
+Paths are processed in chunks of ``CHUNK`` paths with one random stream per
 chunk (PCG64DXSM, or Philox keyed by the path index), over a pool of threads: the
 result depends on the seed, not on the number of threads.  For Markov adversaries on
 the CPU, when numba is installed, each chunk runs the compiled kernel of
 :mod:`reference.martingales.jit` (a tile of paths' state in L1 cache, the GIL released, so the
-threads use every core); it reproduces :func:`_kernel_markov`, the reference and the
+threads use every core); it reproduces ``_kernel_markov``, the reference and the
 fallback, bit for bit on the same draws.
 """
 from __future__ import annotations
@@ -132,7 +132,7 @@ def deterministic_thresholds(boundary: Boundary, adv: Adversary, T: int) -> np.n
     ``P_n = sum_{m<=n} c_m [s_m = +]``; with ``C_n = sum c_m`` and ``L_n = g (2 P_n - C_n)``,
     the event ``L_n >= b`` is ``P_n >= x_n = (C_n + b/g)/2`` and ``M_n >= b`` is
     ``P_n >= (C_n + (b + sum mu_m)/g)/2``; ``tau_n = ceil(x_n)`` (``>=``) or
-    ``floor(x_n) + 1`` (``>``), decided in interval arithmetic (:func:`ceil_certified`).
+    ``floor(x_n) + 1`` (``>``), decided in interval arithmetic (:func:`~reference.martingales.boundaries.ceil_certified`).
     ``BIG`` where the boundary is infinite.
     """
     if not adv.deterministic:
@@ -533,7 +533,7 @@ def simulate(plan: SimPlan, n_paths: int, *, seed: int = 0, backend=None, source
              progress=None, use_kernel: bool | None = None, jit: bool | None = None) -> SimResult:
     """Run ``n_paths`` paths of ``plan`` and count crossings.
 
-    NumPy backend: chunks of :data:`CHUNK` paths over ``backend.threads`` threads,
+    NumPy backend: chunks of ``CHUNK`` paths over ``backend.threads`` threads,
     draws from PCG64DXSM per chunk (``source="pcg"``, default) or Philox
     (``source="philox"``, the GPU kernels' stream).  Markov plans run the compiled
     kernel of :mod:`.jit` when ``jit`` is None (default) and numba is installed, or

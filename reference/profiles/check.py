@@ -6,18 +6,18 @@ joined by ``+`` or ``;``; or a JSON list of ``{"mechanism": ..., <params>, "coun
 :func:`profile` returns the certified brackets of delta(eps) and eps(delta) for it, choosing
 the exact profile when one applies and an honest bracket otherwise:
 
-==========================  ===========================================================  =====
-composition                 route                                                        exact
-==========================  ===========================================================  =====
-rr / dp (pure, +delta0)     kairouz2015 Thm 3.3 / murtagh2016 (:mod:`.pure_dp`)          yes
-gaussian (any sigmas)       mu-GDP with mu^2 = sum (Delta/sigma_i)^2 (:mod:`.gaussian`)   yes
-laplace, one scale          exact k-fold Laplace PLD (:mod:`.laplace`)                   yes
-laplace, several scales     [best sub-composition, optimal pure-DP composition]         no
-subsampled-gaussian         [binary / PLD lower, min(MTZ19 RDP, certified PLD) upper]   no
-several sgm items           [best single item, summed RDP / the PLD hook]               no
-zcdp (+ gaussian)           [Gaussian with the same rho, improved zCDP conversion]       no
-any mixture                 [best exact sub-composition, summed integer-order RDP]       no
-==========================  ===========================================================  =====
+==========================  =============================================================  =====
+composition                 route                                                          exact
+==========================  =============================================================  =====
+rr / dp (pure, +delta0)     kairouz2015 Thm 3.3 / murtagh2016 (:mod:`.pure_dp`)            yes
+gaussian (any sigmas)       mu-GDP with mu^2 = sum (Delta/sigma_i)^2 (:mod:`.gaussian`)    yes
+laplace, one scale          exact k-fold Laplace PLD (:mod:`.laplace`)                     yes
+laplace, several scales     [best sub-composition, optimal pure-DP composition]            no
+subsampled-gaussian         [binary / PLD lower, min(MTZ19 RDP, certified PLD) upper]      no
+several sgm items           [best single item, summed RDP / the PLD hook]                  no
+zcdp (+ gaussian)           [Gaussian with the same rho, improved zCDP conversion]         no
+any mixture                 [best exact sub-composition, summed integer-order RDP]         no
+==========================  =============================================================  =====
 
 Identical items are merged first (counts added); counts are used in closed form and never
 expanded into lists (:func:`.pure_dp.pure_dp_profile`, :func:`.laplace.laplace_profile_delta`

@@ -20,8 +20,8 @@ are the two arguments.
   worker processes for the run.
 
 Progress (on stderr) follows the conventions of :mod:`reference.report.progress`, which this
-layer may not import: nothing during the first :data:`START_S` seconds; then a tqdm bar on a
-terminal, and a plain line every :data:`INTERVAL_ENV` seconds (default 5) otherwise.  Pass
+layer may not import: nothing during the first ``START_S`` seconds; then a tqdm bar on a
+terminal, and a plain line every ``INTERVAL_ENV`` seconds (default 5) otherwise.  Pass
 ``progress=False`` for silence, or a function ``(i, n, label)`` to receive the progress
 instead (the command line hands it to its own status line).
 """
@@ -40,7 +40,7 @@ __all__ = ["Executor", "SerialExecutor", "PoolExecutor", "DaskExecutor", "make_e
 START_S = 2.0
 #: Seconds between two progress lines when stderr is not a terminal (also used by :mod:`reference.report.progress`).
 DEFAULT_INTERVAL_S = 5.0
-#: Environment variable overriding :data:`DEFAULT_INTERVAL_S` (seconds, > 0).
+#: Environment variable overriding ``DEFAULT_INTERVAL_S`` (seconds, > 0).
 INTERVAL_ENV = "FULLYADAPTIVE_PROGRESS_INTERVAL"
 DISTRIBUTED_HINT = "--scheduler needs dask.distributed: pip install 'fullyadaptive[distributed]'"
 
@@ -54,7 +54,7 @@ def default_workers() -> int:
 
 
 def progress_interval() -> float:
-    """Seconds between two progress lines: :data:`INTERVAL_ENV` when it is a positive number, else the default."""
+    """Seconds between two progress lines: ``INTERVAL_ENV`` when it is a positive number, else the default."""
     try:
         v = float(os.environ.get(INTERVAL_ENV, DEFAULT_INTERVAL_S))
     except ValueError:

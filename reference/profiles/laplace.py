@@ -3,20 +3,20 @@
 Source (derived; paper key ``sommer2019``): the privacy loss distribution (PLD) of the Laplace
 mechanism, Sommer, Meiser, Mohammadi, *Privacy Loss Classes: The Central Limit Theorem in
 Differential Privacy* (PoPETS 2019(2), IACR ePrint 2018/820), Section 5 (Laplace PLD), composed
-exactly here.  With eps0 = Delta/b and x ~ Lap(0, b), the loss L = (|x - Delta| - |x|)/b of one
-step has, under P, the law
+exactly here.  With eps0 = Delta/b and x ~ Lap(0, b), the loss ``L = (|x - Delta| - |x|)/b`` of one
+step has, under P, the law::
 
     P(L = eps0) = 1/2,  P(L = -eps0) = e^{-eps0}/2,  density e^{-eps0/2} e^{l/2}/4 on (-eps0, eps0),
 
-i.e. P_L(dl) = e^{-eps0/2} e^{l/2} nu(dl) with nu = (delta_{eps0} + delta_{-eps0})/2 + Leb|(-eps0, eps0)/4
-(symmetric; Q_L(dl) = e^{-eps0/2} e^{-l/2} nu(dl)).  The k-fold loss S therefore has
-P_S(ds) = e^{-k eps0/2} e^{s/2} nu^{*k}(ds), and nu^{*k} is explicit: atoms
-C(k,i) 2^-k at (k - 2i) eps0, plus the spline
+i.e. ``P_L(dl) = e^{-eps0/2} e^{l/2} nu(dl)`` with ``nu = (delta_{eps0} + delta_{-eps0})/2 + Leb|(-eps0, eps0)/4``
+(symmetric; ``Q_L(dl) = e^{-eps0/2} e^{-l/2} nu(dl)``).  The k-fold loss S therefore has
+``P_S(ds) = e^{-k eps0/2} e^{s/2} nu^{*k}(ds)``, and ``nu^{*k}`` is explicit: atoms
+C(k,i) 2^-k at (k - 2i) eps0, plus the spline::
 
     sum_{n=0}^{k} sum_{j=1}^{k} C(k,j) 2^{-(k+j)} g_{j,n} ((s - (k-2n) eps0)_+)^{j-1}/(j-1)!,
 
 with g_{j,n} the coefficient of x^n in (1 + x)^{k-j} (x - 1)^j (the Irwin-Hall form of the
-j-fold uniform, convolved with the atoms; derivation in the docstring of :func:`_spline`).
+j-fold uniform, convolved with the atoms; derivation in the docstring of ``_spline``).
 delta(eps) = E_P[(1 - e^{eps - S})_+] is then a finite sum of exact dyadic rationals times
 exponentials, each integral int u^m e^{+-u/2} du in closed form.  The sum has heavy
 cancellation (terms ~2^k e^{k eps0} for a value <= 1); it is evaluated in interval arithmetic
@@ -429,7 +429,7 @@ def laplace_profile_delta(bs, eps, *, sensitivity=1, counts=None, dps: int = DEF
     One scale with at most K_MAX steps and Delta/b <= EPS0_MAX: the exact profile
     (:func:`laplace_kfold_delta_enclosure`).  Otherwise a bracket (``exact`` False): lower end, the
     best exact one-scale profile (K_MAX steps at most), or for more steps the thresholded
-    randomized response of each step composed exactly (:func:`_rr_eps`; post-processing); upper
+    randomized response of each step composed exactly (``_rr_eps``; post-processing); upper
     end, the optimal composition of the pure eps_i = Delta/b_i DP steps (murtagh2016 /
     kairouz2015, counts in closed form; Laplace(b) is Delta/b-DP and randomized response
     dominates), and beyond the exact profile also the summed Laplace RDP (mironov2017).

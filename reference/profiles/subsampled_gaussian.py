@@ -2,7 +2,7 @@
 
 Source: Mironov, Talwar, Zhang, *Renyi Differential Privacy of the Sampled Gaussian Mechanism*
 (arXiv 1908.10530, v1), Section 3.3 (integer orders): with sampling rate q, noise multiplier sigma
-(sensitivity 1) and integer alpha >= 2, the SGM is (alpha, eps(alpha))-RDP with
+(sensitivity 1) and integer alpha >= 2, the SGM is (alpha, eps(alpha))-RDP with::
 
     eps(alpha) = log(A_alpha)/(alpha - 1),
     A_alpha = sum_{j=0}^{alpha} C(alpha, j) (1 - q)^{alpha - j} q^j exp((j^2 - j)/(2 sigma^2))     (binomial expansion)
@@ -14,7 +14,7 @@ the interval sum is tight; composition adds the curves (Mironov 2017, Propositio
 k-fold composition, eps(delta) and delta(eps):
 
 * upper end: the improved RDP -> DP conversion (balle2020hyp Theorem 21 = canonne2020
-  Proposition 12) minimised over the integer orders 2..:data:`MAX_ORDER` (certified at the chosen
+  Proposition 12) minimised over the integer orders 2 .. ``MAX_ORDER`` (certified at the chosen
   order; the choice affects tightness only), or, where smaller, the same conversion at a
   *rational* order near the continuous optimum (:func:`sgm_eps_continuous`,
   :func:`sgm_delta_continuous`), with eps(alpha) at real alpha > 1 certified by
@@ -156,7 +156,7 @@ def sgm_eps(q, sigma, k, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """mironov2019 Section 3.3 + canonne2020 Proposition 12: an upper bound on eps(delta) of k-fold Poisson-subsampled Gaussian (rounded up).
 
     Preconditions: 0 < q <= 1, sigma > 0, 1 <= k <= 10^9, 0 < delta < 1.  Rounding: up; valid at
-    every order, the order is optimised over :data:`ORDERS`.
+    every order, the order is optimised over ``ORDERS``.
     """
     dps = check_dps(dps)
     qq, s, kk = _parse(q, sigma, k)
@@ -413,7 +413,7 @@ def sgm_rdp_continuous(q, sigma, alpha, *, dps: int = DEFAULT_DPS) -> mpmath.mpf
 
     Rounding: up (the right end of the enclosure, rounded up once to ``dps`` digits' worth of bits).
     Guarantee: interval-certified (Arb ball arithmetic; every parameter that steers the work is
-    derived from Arb balls and IEEE +, *, sqrt, never from libm, so the value is the same on every
+    derived from Arb balls and IEEE ``+``, ``*``, ``sqrt``, never from libm, so the value is the same on every
     machine with the same python-flint).  Typical cost 3-30 ms at dps = 50 for alpha <= 128.
 
     >>> from reference.precision import directed_decimal
@@ -451,7 +451,7 @@ def _cont_curves(qq: Fraction, s: Fraction, kk: int):
 
 
 def _search_range(order: int) -> tuple[Fraction, Fraction]:
-    """The orders between the neighbours of the best integer order in :data:`ORDERS` (below 2: down to 1)."""
+    """The orders between the neighbours of the best integer order in ``ORDERS`` (below 2: down to 1)."""
     i = ORDERS.index(order)
     lo = Fraction(ORDERS[i - 1]) if i > 0 else Fraction(ORDER_GRID + 1, ORDER_GRID)
     hi = Fraction(ORDERS[i + 1]) if i + 1 < len(ORDERS) else Fraction(order)

@@ -1,9 +1,9 @@
 """Progress of a long run on stderr: a one-line status on a terminal, periodic one-line messages otherwise.
 
-Nothing is printed during the first :data:`START_S` seconds, so a quick command stays silent.
+Nothing is printed during the first ``START_S`` seconds, so a quick command stays silent.
 On a terminal the status line is redrawn in place (``\\r``) and erased at the end; when
 stderr is a file or a pipe (CI logs, ``2> log``) a plain line is printed every
-``interval`` seconds (:data:`INTERVAL_ENV`, default :data:`DEFAULT_INTERVAL_S`), e.g.::
+``interval`` seconds (``INTERVAL_ENV``, default ``DEFAULT_INTERVAL_S``), e.g.::
 
     fullyadaptive report: catalog 73/151 (48%) whitehouse2022_thm1, 6 s elapsed
 

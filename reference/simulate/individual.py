@@ -3,7 +3,7 @@
 Noisy full-batch gradient descent for logistic regression on a seeded synthetic
 dataset, where every point carries its own Renyi filter (Theorem 4.3) on its
 *individual* Renyi loss (Example 2.7 / Example 2.8 with the per-example clipped
-gradient as the point's contribution):
+gradient as the point's contribution)::
 
     step t:  gbar_i = clip(grad l(theta_t; X_i), C)                    (per example)
              rho_t^(i) = alpha ||gbar_i||^2 / (2 sigma^2)               (eq. (2), Example 2.7)
@@ -173,7 +173,7 @@ def _check_int(name, v, lo):
 class IndividualFilterResult:
     """feldman2021 Theorem 4.5: the outcome of noisy GD with individual privacy filtering.
 
-    Arrays: ``active_counts[t]`` = |S_{t+1}| (points used at step t+1); ``train_loss``,
+    Arrays: ``active_counts[t]`` = ``|S_{t+1}|`` (points used at step t+1); ``train_loss``,
     ``train_accuracy`` (length steps + 1, before step 1 and after each step);
     ``active_steps[i]`` = steps point i was used; ``sq_norm_sum_upper[i]`` an upper bound
     (exact in ``accounting="exact"``) of sum over its active steps of ||gbar||^2;
@@ -284,16 +284,19 @@ def run_individual_filter(n: int = 1000, d: int = 10, steps: int = 200, *, alpha
     """feldman2021 Algorithm 3 / Theorem 4.5: noisy GD for logistic regression with an individual Renyi filter per point.
 
     Parameters (exact parsing; decimal strings recommended):
-      n, d, steps: data size, dimension, number of GD steps (ints >= 1).
-      alpha > 1: Renyi order; sigma > 0: std of the Gaussian noise added to the *sum* of
-      clipped gradients; clip > 0: clipping radius C; budget B > 0 (default: the B for which
-      the worst-case analysis allows ``steps // 4`` steps, B = alpha C^2 (steps//4)/(2 sigma^2));
-      lr > 0: step size on the averaged noisy gradient; delta in (0, 1) for the DP conversion;
-      seed: int (data and noise streams); readmit: published Algorithm 3 re-checks every
-      step (True) or drops a point for good at its first refusal (False);
-      accounting: ``"float_up"`` (rigorous float upper bounds, fast) or ``"exact"`` (Fractions);
-      baseline: also run worst-case DP-GD (all points, ``worst_case_steps`` steps, same noise);
-      keep_history: keep active masks and clipped gradients for exact re-checking.
+
+    * n, d, steps: data size, dimension, number of GD steps (ints >= 1);
+    * alpha > 1: Renyi order; sigma > 0: std of the Gaussian noise added to the *sum* of
+      clipped gradients; clip > 0: clipping radius C;
+    * budget B > 0 (default: the B for which the worst-case analysis allows ``steps // 4``
+      steps, B = alpha C^2 (steps//4)/(2 sigma^2));
+    * lr > 0: step size on the averaged noisy gradient; delta in (0, 1) for the DP conversion;
+    * seed: int (data and noise streams);
+    * readmit: published Algorithm 3 re-checks every step (True) or drops a point for good at
+      its first refusal (False);
+    * accounting: ``"float_up"`` (rigorous float upper bounds, fast) or ``"exact"`` (Fractions);
+    * baseline: also run worst-case DP-GD (all points, ``worst_case_steps`` steps, same noise);
+    * keep_history: keep active masks and clipped gradients for exact re-checking.
 
     Returns an :class:`IndividualFilterResult`.  Guarantee: no point's exact accumulated
     individual loss ``alpha sum_{t: i in S_t} ||gbar_ti||^2/(2 sigma^2)`` exceeds B (see

@@ -469,7 +469,7 @@ class StoppingTimeAdversary(BoundaryStoppingAdversary):
     """rogers2016 Algorithm 5: the stopping time adversary A_{eps,delta} with constant C.
 
     Every round it runs RR_eps (datasets {0, 1}, parameters (eps, 0)), records X_i = +eps if
-    Y_i = top and -eps if bot, and stops (all later eps_j = 0) the first time
+    Y_i = top and -eps if bot, and stops (all later eps_j = 0) the first time::
 
         sum_{j<=i} (X_j - eps (e^eps - 1)/(e^eps + 1)) >= C eps sqrt(i log(log(n)/delta)),
 

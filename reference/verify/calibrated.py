@@ -1,7 +1,7 @@
 """Verifier targets of the conversion-calibrated filters, the Gaussian-DP filter and the natural privacy-curve filter.
 
 Adapters for :func:`reference.verify.engine.verify` (registered in
-:data:`reference.verify.targets.TARGETS` / ``NEGATIVE_CONTROLS``).  Each drives the SHIPPED
+``reference.verify.targets.TARGETS`` / ``NEGATIVE_CONTROLS``).  Each drives the SHIPPED
 object: the engine's exact multiset of past eps (``stat == "counts"``) is written into the
 object's state and its public ``can_run`` decides.
 

@@ -146,7 +146,7 @@ def hockey_stick(pair: Pair, eps, *, direction: str = "upper", dps: int = DEFAUL
 
     A mechanism is (eps, delta)-DP on this pair (in this direction) iff the value is
     ``<= delta``.  The set ``{P > e^eps Q}`` is decided exactly (ratios compared with
-    a rational enclosure of e^eps, ties refined by :func:`compare_exp_rational`);
+    a rational enclosure of e^eps, ties refined by :func:`~reference.precision.compare_exp_rational`);
     the sum ``P(S) - e^eps Q(S)`` is evaluated once in interval arithmetic and
     rounded in ``direction`` (``"upper"`` or ``"lower"``).  ``eps`` is parsed
     exactly (an ``mpf`` bound is taken at its exact binary value); ``eps >= 0``.

@@ -36,6 +36,7 @@ from ..precision import (
 __all__ = [
     "randomized_response",
     "CompositionCheck",
+    "IndividualCheck",
     "check_adaptive_composition",
     "check_corollary_3_2",
     "check_individual_filter",
@@ -148,7 +149,7 @@ def check_adaptive_composition(strategy: Strategy, alpha, horizon: int, *, rdp_f
     ``None`` to stop.  The parameter rho_t = D^<->_alpha(P_t||Q_t) is thus predictable, as in
     eq. (1).  Every transcript of length <= ``horizon`` is enumerated (cost: the tree size).
 
-    With ``rdp_filter`` (a :class:`RenyiFilter` with the same alpha), Algorithm 2 is run along
+    With ``rdp_filter`` (a :class:`.RenyiFilter` with the same alpha), Algorithm 2 is run along
     every path: a rational upper bound of rho_t (certified) is offered to the filter's rule
     with the path's running sum, and the path stops at the first refusal.  Theorem 4.3 then
     claims ``result.holds_for_budget(rdp_filter.B)``.

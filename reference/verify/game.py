@@ -7,7 +7,7 @@ a menu, and may stop at any time; a filter refuses steps by its rule.  By whiteh
 (conditional randomized response; kairouz2015 Theorem 3.3 for one step, rogers2016 Theorem 2.7
 for adaptive sequences) every such step is a post-processing of randomized response RR_{eps_n}
 given the past, and a randomized analyst is a mixture of deterministic ones (the hockey-stick
-divergence is jointly convex), so the largest hockey-stick divergence of the stopped transcript,
+divergence is jointly convex), so the largest hockey-stick divergence of the stopped transcript, ::
 
     G = sup over deterministic adaptive policies of E_P[(1 - e^{eps - L_tau})_+],
 
@@ -33,7 +33,7 @@ Two engines
 * :func:`optimal_adversary`: any :class:`reference.verify.engine.Target` filter, keys as in
   :func:`reference.verify.engine.verify` (V = sum eps^2, plus the count vector when the target
   needs it), every reachable loss kept (no truncation).  It returns the upper bound and the argmax
-  policy as an :class:`Adversary`; replaying it in :func:`reference.verify.engine.verify` (which
+  policy as an :class:`~reference.verify.engine.Adversary`; replaying it in :func:`reference.verify.engine.verify` (which
   drives the target's own exact decisions) gives the certified lower bound.
 
 Rounding (both engines)
@@ -74,7 +74,7 @@ W22, K15 = "whitehouse2022", "kairouz2015"
 
 @cites(W22, "Lemma 3 (an adaptive analyst on a finite menu)")
 class TablePolicy(Adversary):
-    """The argmax policy of a :class:`GameTable` started at budget B, as an adversary for :func:`verify`.
+    """The argmax policy of a :class:`GameTable` started at budget B, as an adversary for :func:`~reference.verify.engine.verify`.
 
     Requires charges[k] == steps[k]^2 (then the verifier's V index j is the charge spent, and the
     remaining budget is B - j).  The menu is ``[(unit * steps[k], 0)]``.
@@ -156,7 +156,7 @@ def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_
     full transcript, subject to the target's exact decisions (``target.admits``) and to the
     verifier's horizon (paths with V <= rounds * (min eps)^2), returns the certified upper end of
     the largest hockey-stick divergence at ``target.eps`` of the stopped transcript, and the
-    argmax policy as a :class:`PolicyAdversary` (replay it with :func:`verify` for the certified
+    argmax policy as a :class:`PolicyAdversary` (replay it with :func:`~reference.verify.engine.verify` for the certified
     lower end: that is the value of an actual analyst).  An (eps, delta) item with delta > 0 is
     conditional RR_{eps, delta} (whitehouse2022 Lemma 3): with probability delta it reveals the
     input (the loss is +inf: payoff 1 whatever follows), otherwise it is RR_eps.  Keys are

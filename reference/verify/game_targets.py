@@ -1,4 +1,4 @@
-"""Targets for the game engine and the falsifier: the shipped :class:`GameFilter`, and planted false rules.
+"""Targets for the game engine and the falsifier: the shipped :class:`.GameFilter`, and planted false rules.
 
 The planted rules are plausible slips a developer could make; each is false, and the falsifier
 (its game probes, :mod:`reference.falsify.claims`) must refute each one at its default settings:

@@ -8,7 +8,7 @@ memoises the answers per exact state.  ``proofs/test_verifier_adapters.py`` chec
 step sequences, that this gives the same decisions/values as the stateful object driven by its
 own ``try_run``/``record``.
 
-Targets of the seeds (see :data:`TARGETS`):
+Targets of the seeds (see ``TARGETS``):
 
 * whitehouse2022 Theorem 1 filter (:class:`reference.accountants.whitehouse2023.DPFilter`, with delta_n);
 * whitehouse2022 Theorem 2 odometers (:class:`reference.accountants.whitehouse2023.Odometer`): filter odometer,
@@ -90,7 +90,7 @@ def _bound_fraction(v) -> Optional[Fraction]:
 
 @cites(W22, "Theorem 1")
 class WhitehouseFilter(Target):
-    """whitehouse2022 Theorem 1 / whitehouse2023 Theorem 2: the shipped :class:`DPFilter` (eps, delta' + delta'').
+    """whitehouse2022 Theorem 1 / whitehouse2023 Theorem 2: the shipped :class:`.DPFilter` (eps, delta' + delta'').
 
     Decision: ``DPFilter.can_run(eps_n, delta_n)`` at the engine's exact (V, delta spent).
     Claim checked: hockey-stick at eps <= delta' + delta''.  Takes delta_n.
@@ -113,7 +113,7 @@ class WhitehouseFilter(Target):
 
 @cites(W22, "Theorem 2", "Theorem 4", "Theorem 5", "Lemma 4")
 class WhitehouseOdometer(Target):
-    """whitehouse2022 Theorem 2 (whitehouse2023 Theorem 3): one family of the shipped :class:`Odometer`.
+    """whitehouse2022 Theorem 2 (whitehouse2023 Theorem 3): one family of the shipped :class:`.Odometer`.
 
     ``family``: ``"filter"`` (needs eps_target), ``"mixture"`` (Theorem 4 boundary, needs rho),
     ``"stitched"`` (Theorem 5 boundary, needs v0).  Bound: the shipped ``Odometer``'s bound (rounded UP,
@@ -192,7 +192,7 @@ def _rho_tanh(e: Fraction) -> Fraction:
 
 @cites(W22, "Theorem 7", "Lemma 1")
 class WhitehouseZCDPFilter(_RhoSumFilter):
-    """whitehouse2022 Theorem 7 + Lemma 1 (whitehouse2023): the shipped :class:`ZCDPFilter` on RR steps, read as DP.
+    """whitehouse2022 Theorem 7 + Lemma 1 (whitehouse2023): the shipped :class:`.ZCDPFilter` on RR steps, read as DP.
 
     Each eps_n-RR step is rho_n = eps_n tanh(eps_n/2)-zCDP (rounded UP to a rational); the filter
     makes the run rho-zCDP, hence (``dp_guarantee(delta')["eps"]``, delta')-DP.  Claim checked:
@@ -284,7 +284,7 @@ class RogersOdometer(Target):
 
 @cites(F21, "Theorem 4.7 (re-derived)")
 class FeldmanDPFilter(Target):
-    """feldman2021 Theorem 4.7 (re-derived): the shipped :class:`RenyiDPFilter` (eps, delta); decision ``can_run(eps_t)``."""
+    """feldman2021 Theorem 4.7 (re-derived): the shipped :class:`.RenyiDPFilter` (eps, delta); decision ``can_run(eps_t)``."""
 
     kind, stat, supports_delta = "filter", "V", False
 
@@ -302,7 +302,7 @@ class FeldmanDPFilter(Target):
 
 @cites(F21, "Theorem 4.3", "Fact 2.4")
 class FeldmanRenyiFilter(_RhoSumFilter):
-    """feldman2021 Theorem 4.3 + Fact 2.4: the shipped :class:`RenyiFilter` F_{alpha,B} used as an (eps, delta)-DP filter.
+    """feldman2021 Theorem 4.3 + Fact 2.4: the shipped :class:`.RenyiFilter` F_{alpha,B} used as an (eps, delta)-DP filter.
 
     Each eps-RR step has order-alpha Renyi parameter ``rr_rdp(alpha, eps)`` (mironov2017 Table II),
     rounded UP to a rational; the output is (alpha, B)-RDP, hence
@@ -326,7 +326,7 @@ class FeldmanRenyiFilter(_RhoSumFilter):
 
 @cites(F21, "Remark 4.4", "Fact 2.4")
 class FeldmanZCDPFilter(_RhoSumFilter):
-    """feldman2021 Remark 4.4: the shipped :class:`RenyiZCDPFilter` with RR as eps tanh(eps/2)-zCDP (rounded UP).
+    """feldman2021 Remark 4.4: the shipped :class:`.RenyiZCDPFilter` with RR as eps tanh(eps/2)-zCDP (rounded UP).
 
     Claim checked: hockey-stick at ``dp_guarantee(delta)["eps"]`` (rho + 2 sqrt(rho log(1/delta)), up) <= delta.
     """
@@ -537,7 +537,7 @@ def slack_table(targets="all", adversaries="all", rounds: Optional[int] = None, 
     ``worst_adversary``, ``achieved_hi`` (certified upper bound, max over adversaries),
     ``achieved_lo`` (its certified lower bound), ``slack`` = achieved_hi/allowed, ``verdict``
     (``pass`` iff every adversary's upper bound <= allowed), and ``per_adversary`` (the
-    :class:`VerifierResult` dicts).  ``rounds`` overrides each target's default horizon.
+    :class:`~reference.verify.engine.VerifierResult` dicts).  ``rounds`` overrides each target's default horizon.
     ``progress(i, n, label)`` is called before each run.  Default setting: about 30 s on 2 cores.
     """
     tnames = _select(targets, TARGETS, "target")
@@ -618,7 +618,7 @@ def _fmt(x) -> str:
 
 @cites(W22, "Theorem 1", "Theorem 2")
 def render_table(rows: Iterable, *, title: str = "Certified slack of filters and odometers on adaptive RR") -> str:
-    """Plain-text rendering of :func:`slack_table` rows (or :class:`VerifierResult` objects, e.g. negative controls)."""
+    """Plain-text rendering of :func:`slack_table` rows (or :class:`~reference.verify.engine.VerifierResult` objects, e.g. negative controls)."""
     rows = list(rows)
     head = ["target", "kind", "eps", "delta allowed", "worst adversary", "achieved (lo)", "achieved (hi)", "slack hi/allowed",
             "verdict", "steps checked"]
