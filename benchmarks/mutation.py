@@ -621,6 +621,19 @@ MUTANTS = (
            "    except (ValueError, TypeError) as exc:\n        print(error_line(\"game\", str(exc)), file=sys.stderr)\n        return 2",
            "    except (ValueError, TypeError) as exc:\n        print(error_line(\"game\", str(exc)), file=sys.stderr)\n        return 1",
            ("tests/test_game_cli.py",)),
+    # -- one identifier per result ----------------------------------------------------------------------------
+    Mutant("resolver_forgets_former_claim_ids", "regression",
+           "the name resolver looks a former falsifier claim id up as it is (describe refuses W22-LEM1-PRINTED)",
+           "reference/report/identifiers.py",
+           "    cid = former.get(name, name)\n    for c in claims:",
+           "    cid = name\n    for c in claims:",
+           ("tests/test_identifiers.py",)),
+    Mutant("verify_target_catalog_id_ignored", "regression",
+           "verify --target passes a catalog id through instead of the targets that drive it",
+           "reference/cli/verify.py",
+           '        chosen = "all" if args.target == "all" else targets_named(args.target)',
+           '        chosen = "all" if args.target == "all" else [args.target]',
+           ("tests/test_identifiers.py",)),
 )
 
 
