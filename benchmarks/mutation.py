@@ -634,6 +634,18 @@ MUTANTS = (
            '        chosen = "all" if args.target == "all" else targets_named(args.target)',
            '        chosen = "all" if args.target == "all" else [args.target]',
            ("tests/test_identifiers.py",)),
+    Mutant("plan_k_hi_one_too_many", "off-by-one",
+           "the optimum's upper end is the first k certified over budget instead of that k minus one",
+           "reference/profiles/workload.py",
+           "    out.k_hi = None if over is None else over - 1",
+           "    out.k_hi = None if over is None else over",
+           ("tests/test_plan_workload.py",)),
+    Mutant("plan_in_budget_from_the_lower_end", "swapped end",
+           "a k counts as within budget when the LOWER end of its certified delta bracket is <= delta",
+           "reference/profiles/workload.py",
+           '        st = "in" if _cmp(b.hi, d) <= 0 else',
+           '        st = "in" if _cmp(b.lo, d) <= 0 else',
+           ("tests/test_plan_workload.py",)),
 )
 
 
