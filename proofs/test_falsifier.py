@@ -58,10 +58,10 @@ def test_every_claim_agrees_with_the_catalog(results, cid):
 def test_the_findings_are_found_and_the_valid_claims_are_not(results):
     """The issue's list: findings 1-3 and the printed DP -> pDP conversions at eps = 0.01 by search; nothing for Theorem 1,
     corrected Theorem 5.1 as a DP filter, the Renyi filter and odometer, the delta_n = 0 odometers."""
-    for cid in ("W22-THM2-DELTA", "R16-LEM3-5-LOSS", "R16-LOSS-FORM-FILTER", "W22-LEM4-QUOTED", "W23-LEM3-QUOTED",
-                "W22-LEM1-PRINTED", "R16-LEM2-3-PRINTED"):
+    for cid in ("W22-THM2-DELTA", "R16-LEM3-5-LOSS", "R16-LOSS-FORM-FILTER", "W22-LEM4-QUOTE", "W23-LEM3-QUOTED",
+                "W22-LEM1-DP-TO-PDP", "R16-LEM2-3-PDP"):
         assert results[cid].found, cid
-    assert results["W22-LEM1-PRINTED"].counterexample["eps"] == "1/100"
+    assert results["W22-LEM1-DP-TO-PDP"].counterexample["eps"] == "1/100"
     for cid in ("W22-THM1-FILTER", "R16-THM5-1-FILTER", "F21-THM4-3-RENYI-FILTER", "F21-RENYI-ODOMETER", "W22-THM2-PURE",
                 "W22-THM2-DELTA-CORRECTED", "W22-LEM1-CORRECTED"):
         assert not results[cid].found, cid
@@ -140,7 +140,7 @@ def test_counterexample_by_a_naive_second_route(results, cid):
 
 def test_pdp_conversion_counterexamples_are_exact_laws(results):
     """The DP -> pDP counterexample laws are (eps, delta)-DP (rogers2016's exact test too) and their tail beats the printed value."""
-    for cid in ("W22-LEM1-PRINTED", "R16-LEM2-3-PRINTED"):
+    for cid in ("W22-LEM1-DP-TO-PDP", "R16-LEM2-3-PDP"):
         ce = results[cid].counterexample
         P = {i: F(x) for i, x in enumerate(ce["law"]["p"])}
         Q = {i: F(x) for i, x in enumerate(ce["law"]["q"])}

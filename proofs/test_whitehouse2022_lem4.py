@@ -50,7 +50,7 @@ def test_false_as_an_odometer():
     assert tail > mpmath.mpf(10) ** -3
     entry = get("whitehouse2022_lem4_as_printed")
     assert entry.validity == "false as printed" and entry.direction == "exact"
-    r = falsify("W22-LEM4-QUOTED")[0]
+    r = falsify("W22-LEM4-QUOTE")[0]
     assert r.found and F(r.counterexample["probability_lower"]) > F(1, 10**6)
 
 

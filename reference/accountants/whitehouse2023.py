@@ -726,7 +726,7 @@ class Odometer(_Accountant):
         """
         if n_records is not None:
             raise ValueError("n_records: the Rogers et al. odometer as quoted in whitehouse2022 Lemma 4 / whitehouse2023 "
-                             "Lemma 3 is false as printed (errata W22-LEM4-QUOTE; `fullyadaptive falsify W22-LEM4-QUOTED`) "
+                             "Lemma 3 is false as printed (errata W22-LEM4-QUOTE; `fullyadaptive falsify W22-LEM4-QUOTE`) "
                              "and is not offered; use eps_target, rho or v0")
         self._init_params({"delta_prime": delta_prime, "delta_second": delta_second, "eps_target": eps_target,
                            "rho": rho, "v0": v0, "n_records": n_records})

@@ -876,7 +876,7 @@ def rogers_odometer_quoted_2022_as_printed(V, delta_prime, n_records, *, dps: in
     """Lemma 4 (whitehouse2022) exactly as printed, rounded to nearest: NOT a valid odometer (errata W22-LEM4-QUOTE).
 
     On non-adaptive randomized-response steps with a small ``|x|`` and a small delta' its crossing
-    probability exceeds delta' by orders of magnitude (``fullyadaptive falsify W22-LEM4-QUOTED``);
+    probability exceeds delta' by orders of magnitude (``fullyadaptive falsify W22-LEM4-QUOTE``);
     kept only to reproduce the paper's comparison curves.
 
     For V in ``[1/|x|^2, 1]``: ``sqrt(2V(log(110e) + 2 log(log|x|/delta')) + V/2)``;

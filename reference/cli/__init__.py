@@ -323,10 +323,18 @@ def describe_entry(entry) -> dict:
 
 
 def _cmd_describe(args) -> int:
+    from ..report.identifiers import render_record, resolve  # every name a command prints (catalog id or record)
+
     try:
-        entry = get(args.id)
+        res = resolve(args.id)
     except KeyError as exc:
         return _fail("describe", exc.args[0])
+    if res.deprecated:
+        print(f"{PROG} describe: note: {res.deprecated}", file=sys.stderr)
+    if res.entry is None:
+        print(json.dumps({**res.as_dict(), **build_info()}, indent=2, ensure_ascii=False) if args.json else render_record(res))
+        return 0
+    entry = res.entry
     d = describe_entry(entry)
     if args.json:
         print(json.dumps({**d, **build_info()}, indent=2, ensure_ascii=False))
@@ -413,12 +421,13 @@ def _cmd_derive(args) -> int:
             doc = (fn.__doc__ or "").strip().splitlines()
             print(f"{qual:45s} {_truncate(doc[0] if doc else '', 90)}")
         return 0
+    from ..report.identifiers import derivations_named  # a derivation's name, or a catalog id it derives
+
     try:
-        fn = symbolic.find(args.name)
+        found = derivations_named(args.name)
     except KeyError as exc:
         return _fail("derive", exc.args[0])
-    d = fn()
-    print(d.as_latex() if args.latex else d.as_text())
+    print("\n\n".join(fn().as_latex() if args.latex else fn().as_text() for _qual, fn in found))
     return 0
 
 
@@ -510,7 +519,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "docs; its direction (what the rounding guarantees); provenance; validity with "
                                       "the restriction and erratum; the citation; and an example 'fullyadaptive eval' "
                                       "command line.")
-    pdsc.add_argument("id", metavar="ID", help="catalog id (see 'fullyadaptive list')")
+    pdsc.add_argument("id", metavar="ID", help="catalog id (see 'fullyadaptive list'), or any name a command prints "
+                                                "(falsifier claim, erratum, verifier target, derivation, former id)")
     pdsc.add_argument("--json", action="store_true", help="print it as JSON (with version and commit)")
     pdsc.set_defaults(func=_cmd_describe)
 
@@ -535,7 +545,8 @@ def build_parser() -> argparse.ArgumentParser:
                         description="A derivation of symbolic/ (y*, optimal parameters, constants, conversions), "
                                     "step by step; without NAME, or with --list, the list of derivations.")
     pd.add_argument("name", nargs="?", metavar="NAME",
-                    help="derivation name, e.g. y_star or whitehouse2023.y_star (default: list them)")
+                    help="derivation name, e.g. y_star or whitehouse2023.y_star, or a catalog id it derives "
+                         "(default: list them)")
     pd.add_argument("--latex", action="store_true", help="print LaTeX instead of plain text")
     pd.add_argument("--list", action="store_true", help="list the available derivations")
     pd.set_defaults(func=_cmd_derive)

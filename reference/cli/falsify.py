@@ -66,7 +66,8 @@ def _detail(r) -> str:
 
 
 def _run(args) -> int:
-    from ..falsify import CLAIMS, claim_ids, falsify
+    from ..falsify import CLAIMS, falsify
+    from ..falsify.claims import FORMER_CLAIM_IDS
     from . import build_info
 
     if args.list:
@@ -79,17 +80,24 @@ def _run(args) -> int:
         for c in CLAIMS:
             print(f"{c.id:28s} {c.expected:6s} {c.hypothesis:5s} -> {c.conclusion:15s} {c.source}")
         return 0
-    if args.claim != "all" and args.claim not in claim_ids():
-        print(f"fullyadaptive falsify: error: claim must be one of {claim_ids()} or 'all', found {args.claim!r}",
-              file=sys.stderr)
+    from ..report.identifiers import claims_named
+
+    try:
+        chosen = claims_named(args.claim)  # a claim id (or a former one), a catalog id the claims cover, or 'all'
+    except ValueError as exc:
+        print(f"fullyadaptive falsify: error: {exc}", file=sys.stderr)
         return 2
+    if args.claim in FORMER_CLAIM_IDS:
+        print(f"fullyadaptive falsify: note: {args.claim!r} is a former claim id of {chosen[0]!r} (deprecated; use "
+              f"{chosen[0]!r})", file=sys.stderr)
     t0 = time.perf_counter()
 
     def progress(cid):
         if not args.json:
             print(f"[falsify] {cid} ... ({time.perf_counter() - t0:.1f} s)", file=sys.stderr, flush=True)
 
-    results = falsify(args.claim, deep=args.deep, progress=progress)
+    results = [r for cid in ([args.claim] if args.claim == "all" else chosen)
+               for r in falsify(cid, deep=args.deep, progress=progress)]
     ok = all(r.agrees for r in results)
     if args.json:
         print(json.dumps({"deep": args.deep, "all_agree": ok, "results": [r.as_dict() for r in results], **build_info()},
@@ -114,7 +122,8 @@ def add_cli(sub) -> list[str]:
         description="Compose general finite step laws (post-processings of randomized response on <= 4 outcomes, "
                     "atoms charged by one side only, threshold splits), chosen adaptively, and evaluate each claim's "
                     "conclusion exactly. Exit status 0 when every result agrees with the catalog's validity field.")
-    p.add_argument("claim", nargs="?", default="all", help="a claim id (see --list) or 'all' (default)")
+    p.add_argument("claim", nargs="?", default="all",
+                   help="a claim id (see --list), a catalog id (every claim covering it) or 'all' (default)")
     p.add_argument("--json", action="store_true", help="print the results as JSON (laws, adversary, event, exact probabilities)")
     p.add_argument("--deep", action="store_true", help="search a wider space (more parameters, longer horizons; slower)")
     p.add_argument("--list", action="store_true", help="list the claims with their hypothesis, conclusion and source")

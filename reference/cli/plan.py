@@ -1,6 +1,9 @@
 """The ``fullyadaptive plan`` subcommand (see :data:`reference.cli.EXTENSIONS`): choose a filter BEFORE the interaction.
 
-The computation is :func:`reference.bounds.planner.plan` (workload syntax in that module's docstring).
+The workload is one cycle in the syntax of ``fullyadaptive check`` (the old plan syntax is a
+deprecated alias); the computation is :func:`reference.profiles.workload.plan_workload` (the
+optimum number of cycles k*, exact or a certified bracket, beside the filters' rounds of
+:func:`reference.bounds.planner.plan`).
 """
 from __future__ import annotations
 
@@ -13,18 +16,26 @@ __all__ = ["Step", "parse_workload", "plan", "render_plan", "add_cli"]
 
 
 def _plan(args) -> int:
+    from ..profiles.workload import plan_workload, render_workload_plan
     from . import build_info, error_line
 
     try:
-        p = plan(args.eps, args.delta, args.workload)
-    except (ValueError, TypeError) as exc:
+        p = plan_workload(args.eps, args.delta, args.workload, max_evaluations=args.max_evaluations,
+                          max_seconds=args.max_seconds)
+    except (ValueError, TypeError, OSError) as exc:
         print(error_line("plan", str(exc)), file=sys.stderr)
         return 2
+    if p["syntax"] != "check":
+        print(f"fullyadaptive plan: note: {args.workload!r} is in the old plan syntax (deprecated); in the check syntax "
+              f"it is {' + '.join(p['cycle'])!r}", file=sys.stderr)
+    if p["optimum"]["stopped"]:
+        print(f"fullyadaptive plan: note: the search for k* {p['optimum']['stopped']}; the bracket printed is certified "
+              f"but wider than it could be", file=sys.stderr)
     if args.json:
         out = {**p, "eps": str(p["eps"]), "delta": str(p["delta"]), **build_info()}
         print(json.dumps(out, indent=2, default=str))
     else:
-        print(render_plan(p))
+        print(render_workload_plan(p))
     return 0
 
 
@@ -32,15 +43,26 @@ def add_cli(sub) -> list[str]:
     """Register ``plan`` on ``sub`` (an argparse subparsers object); returns the command names."""
     p = sub.add_parser(
         "plan",
-        help="choose a fully adaptive filter before the interaction: rounds of every valid filter vs the optimal limit",
-        description="For a target (eps, delta) and an anticipated workload, list every valid fully adaptive filter's "
-                    "admitted rounds (exact decisions) against the optimal non-adaptive limit, with a '% of optimal' "
-                    "column, and recommend one. The choice must be fixed before the interaction. Workload items "
-                    "(';' or ',' separated, repeated as a cycle): rr:EPS, dp:EPS, gaussian:sigma=S[:sensitivity=D], "
-                    "gdp:MU, each optionally followed by *N.")
+        help="choose a fully adaptive filter before the interaction: the optimum k* and every valid filter's rounds",
+        description="For a target (eps, delta) and one cycle of an anticipated workload, report the optimum k*: the "
+                    "largest number of repetitions of the cycle whose composition is (eps, delta)-DP (exact where the "
+                    "library has an exact profile, else a certified bracket [k_lo, k_hi] from the brackets 'check' uses), "
+                    "and every valid fully adaptive filter's admitted rounds (exact decisions) with their complete "
+                    "cycles and percentage of k*; recommend one. The choice must be fixed before the interaction. "
+                    "The workload is a 'check' spec: rr:EPS, gaussian:sigma=S,sensitivity=D, laplace:b=B,sensitivity=D, "
+                    "subsampled-gaussian:q=Q,sigma=S, zcdp:rho=R, joined by '+' or ';'; the count after 'x' is the "
+                    "item's multiplicity in ONE cycle (e.g. rr:0.01x10+gaussian:sigma=50x2 is a cycle of 12 steps). "
+                    "The old syntax (gdp:MU, gaussian:sigma=S:sensitivity=D, items joined by ',', '*N') is still "
+                    "read, with a deprecation note.")
     p.add_argument("--eps", required=True, help="target epsilon > 0 (exact decimal, e.g. 1)")
     p.add_argument("--delta", required=True, help="target delta in (0, 1) (exact decimal, e.g. 1e-6)")
-    p.add_argument("--workload", required=True, help="anticipated workload, e.g. rr:0.01 or 'gaussian:sigma=20;rr:0.01*2'")
+    p.add_argument("--workload", required=True,
+                   help="one cycle of the anticipated workload in the check syntax, e.g. rr:0.01 or "
+                        "'subsampled-gaussian:q=0.01,sigma=1.1x100'")
+    p.add_argument("--max-evaluations", type=int, default=120, metavar="N",
+                   help="most certified brackets the search for k* evaluates (default 120)")
+    p.add_argument("--max-seconds", type=float, default=300.0, metavar="S",
+                   help="stop the search for k* after S seconds, keeping the certified ends found (default 300)")
     p.add_argument("--json", action="store_true", help="print the plan as JSON (with version and commit)")
     p.set_defaults(func=_plan)
     return ["plan"]

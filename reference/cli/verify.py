@@ -44,8 +44,12 @@ def _verify(args) -> int:
 
     prog = getattr(args, "_progress", None)
     cb = None if (prog is None or args.no_progress) else prog.callback("exact verifier")
+    from ..report.identifiers import targets_named
+
     try:
-        rows = slack_table(args.target, args.adversary, args.rounds, progress=cb)
+        # a target name, a catalog id the targets drive, or 'all'
+        chosen = "all" if args.target == "all" else targets_named(args.target)
+        rows = slack_table(chosen, args.adversary, args.rounds, progress=cb)
         if prog is not None and args.negative_controls:
             prog.stage("negative controls")
         neg = negative_control_table() if args.negative_controls else []
@@ -54,8 +58,7 @@ def _verify(args) -> int:
             from ..falsify.verifier_menu import general_slack_table
             if prog is not None:
                 prog.stage("general step laws")
-            names_ = "all" if args.target == "all" else args.target
-            general = general_slack_table(names_)
+            general = general_slack_table(chosen)
     except (ValueError, TypeError) as exc:
         print(error_line("verify", str(exc)), file=sys.stderr)
         return 2
@@ -101,7 +104,8 @@ def add_cli(sub) -> list[str]:
                     "if any target fails or a negative control is not caught; 2 for a usage error. The default run "
                     "takes under a minute on 2 cores.")
     p.add_argument("--target", default="all", metavar="NAME",
-                   help="target name or 'all' (default: all); the names are listed below")
+                   help="target name, a catalog id (the targets that drive it) or 'all' (default: all); the names "
+                        "are listed below")
     p.add_argument("--adversary", default="all", metavar="NAME",
                    help="adversary name or 'all' (default: all); the names are listed below")
     p.add_argument("--rounds", type=int, default=None, metavar="N",

@@ -42,7 +42,7 @@ from ..verify.targets import (
 from ..verify.calibrated import CalibratedRenyiTarget, CalibratedZCDPTarget, GDPFilterTarget
 from .laws import HYPOTHESES, StepLaw, dp_candidates, pdp_candidates, pdp_drift_extremes, pure_candidates
 
-__all__ = ["Claim", "Probe", "CLAIMS", "PrintedOdometer", "RogersLossOdometer"]
+__all__ = ["Claim", "Probe", "CLAIMS", "FORMER_CLAIM_IDS", "PrintedOdometer", "RogersLossOdometer"]
 
 F = Fraction
 W22, W23, R16 = "whitehouse2022", "whitehouse2023", "rogers2016"
@@ -344,18 +344,18 @@ CLAIMS: list[Claim] = [
           "dp", "loss_at_stop", "false", _rogers_loss_filter_probes, erratum="R16-LEM3-5-LOSS",
           note="Its DP conclusion (R16-THM3-6-FILTER-DP, catalog rogers2016_thm3_6_stop_index) holds; the shipped "
                "filters promise DP only."),
-    Claim("W22-LEM4-QUOTED", "Rogers et al.'s odometer as quoted in whitehouse2022 Lemma 4 is a delta'-privacy odometer",
+    Claim("W22-LEM4-QUOTE", "Rogers et al.'s odometer as quoted in whitehouse2022 Lemma 4 is a delta'-privacy odometer",
           "whitehouse2022 Lemma 4", ("whitehouse2022_lem4_as_printed",), "pure", "loss_tail", "false", _quoted_probes(2022),
           erratum="W22-LEM4-QUOTE"),
     Claim("W23-LEM3-QUOTED", "Rogers et al.'s odometer as quoted in whitehouse2023 Lemma 3 is a delta'-privacy odometer",
           "whitehouse2023 Lemma 3", ("whitehouse2023_lem3_as_printed",), "pure", "loss_tail", "false", _quoted_probes(2023),
           erratum="W22-LEM4-QUOTE"),
-    Claim("W22-LEM1-PRINTED", "(eps, delta)-DP implies (2 eps, 2 delta/(eps e^eps))-pDP",
+    Claim("W22-LEM1-DP-TO-PDP", "(eps, delta)-DP implies (2 eps, 2 delta/(eps e^eps))-pDP",
           "whitehouse2022 Lemma 1 / whitehouse2023 Lemma 2 (as printed)",
           ("whitehouse2022_lem1_dp_to_pdp_delta_as_printed", "whitehouse2023_lem2_dp_to_pdp_delta_as_printed"),
           "dp", "pdp_conversion", "false", _pdp_conv_probes, erratum="W22-LEM1-DP-TO-PDP",
           single_step=lambda e, d: _printed_up(wh.dp_to_pdp_delta_as_printed(e, d, dps=40)), conversion_grid=_DP_TO_PDP_GRID),
-    Claim("R16-LEM2-3-PRINTED", "(eps, delta)-DP implies (2 eps, 2 delta/e^eps)-pointwise DP",
+    Claim("R16-LEM2-3-PDP", "(eps, delta)-DP implies (2 eps, 2 delta/e^eps)-pointwise DP",
           "rogers2016 Lemma 2.3 (second claim, as printed)", ("rogers2016_lem2_3_dp_to_pdp_delta_as_printed",),
           "dp", "pdp_conversion", "false", _pdp_conv_probes, erratum="R16-LEM2-3-PDP",
           single_step=lambda e, d: _printed_up(r16.dp_to_pdp_delta_as_printed(e, d, dps=40)), conversion_grid=_DP_TO_PDP_GRID),
@@ -368,6 +368,13 @@ CLAIMS: list[Claim] = [
           lambda deep: [Probe(lambda: PrintedOdometer("NC_quarter_log_odometer", _quarter_log, F(1, 10)), [(F(1, 2), 0)],
                               "pure", 8, max_laws=2)], control=True),
 ]
+
+
+#: Former claim ids still accepted (:func:`reference.falsify.search.get_claim`): {old id: current id}.  A false
+#: claim that one erratum refutes carries that erratum's id (as W22-THM2-DELTA and R16-LEM3-5-LOSS always did), so
+#: the falsifier, the report and the ledger (``reference/data/errata.json``) print one name for it.
+FORMER_CLAIM_IDS: dict[str, str] = {"W22-LEM4-QUOTED": "W22-LEM4-QUOTE", "W22-LEM1-PRINTED": "W22-LEM1-DP-TO-PDP",
+                                    "R16-LEM2-3-PRINTED": "R16-LEM2-3-PDP"}
 
 
 def _printed_up(v):

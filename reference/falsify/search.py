@@ -10,7 +10,7 @@ import mpmath
 
 from ..catalog import cites
 from ..precision import compare_exp_rational, directed_decimal, mpf_to_fraction
-from .claims import CLAIMS, Claim
+from .claims import CLAIMS, FORMER_CLAIM_IDS, Claim
 from .engine import adversaries_for, run
 from .game_probes import run_game_probes
 from .laws import StepLaw, dp_candidates
@@ -25,6 +25,8 @@ def claim_ids() -> list[str]:
 
 
 def get_claim(cid: str) -> Claim:
+    """The claim named ``cid`` (or a former id of it, :data:`reference.falsify.claims.FORMER_CLAIM_IDS`)."""
+    cid = FORMER_CLAIM_IDS.get(cid, cid)
     for c in CLAIMS:
         if c.id == cid:
             return c

@@ -254,7 +254,7 @@ def make_boundaries(delta, V_ref, *, n_records: int = 100, include_negative: boo
         finite=lambda V, v0=v0: V >= v0, reference=lambda V, v0=v0, d=d: wh.stitched_odometer(V, v0, d)))
 
     # Rogers et al. Theorem 6.5 *as quoted* in whitehouse2022 Lemma 4 / whitehouse2023 Lemma 3 is not a genuine
-    # boundary: it is false as printed (errata W22-LEM4-QUOTE; fullyadaptive falsify W22-LEM4-QUOTED).
+    # boundary: it is false as printed (errata W22-LEM4-QUOTE; fullyadaptive falsify W22-LEM4-QUOTE).
 
 
     # rogers2016 Theorem 6.5, union bound corrected (reference.bounds.rogers2016.advanced_odometer), two-sided

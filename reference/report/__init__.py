@@ -807,7 +807,8 @@ def render_summary(rep: dict, paths: tuple | None = None) -> str:
     fz = rep.get("falsification")
     if fz is not None:
         cl = fz["claims"]
-        refuted = [c["claim"] for c in cl if c["verdict"].startswith("certified") and not c["control"]]
+        refuted = [c["claim"] + (f" (errata {c['erratum']})" if c.get("erratum") not in (None, c["claim"]) else "")
+                   for c in cl if c["verdict"].startswith("certified") and not c["control"]]
         disagree = [c["claim"] for c in cl if not c["agrees"]]
         L.append(f"Falsifier: {len(cl)} claims; refuted as printed: {', '.join(refuted)}; "
                  + ("all results agree with the catalog." if not disagree else f"DISAGREE: {', '.join(disagree)}."))
