@@ -221,7 +221,7 @@ def plan_workload(eps, delta, workload, *, max_evaluations: int = MAX_EVALUATION
     """The plan of ``fullyadaptive plan`` for a workload cycle in the check syntax (or the deprecated plan syntax).
 
     Returns ``{"eps", "delta", "syntax", "cycle", "steps_per_cycle", "optimum", "rows", "recommended",
-    "optimal_steps" (alias "optimal"), "optimal_source", "filters_note", "note"}``: ``optimum`` is :meth:`Optimum.as_dict` (k* in
+    "optimal_steps" (alias "optimal"), "optimal_source", "filters_note", "note"}``: ``optimum`` is ``Optimum.as_dict()`` (k* in
     cycles, kairouz2015 / dong2022 / sommer2019 exact, else the certified brackets of check); ``rows`` the filters
     of :func:`reference.bounds.planner.plan` (whitehouse2022 Thm 1, feldman2021, smith2022, the game filter), each
     with ``cycles`` (complete cycles admitted) and ``percent_of_k_star`` (``[of k_hi, of k_lo]``).

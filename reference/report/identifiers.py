@@ -2,7 +2,7 @@
 
 The catalog id (:mod:`reference.catalog`) is the one identifier of a result.  The other
 commands print names of things that are *about* results: ``falsify`` its claims
-(:data:`reference.falsify.claims.CLAIMS`), ``verify`` its targets, negative controls and
+(``reference.falsify.claims.CLAIMS``), ``verify`` its targets, negative controls and
 adversaries (:mod:`reference.verify.targets`), ``derive`` its SymPy derivations
 (:mod:`symbolic`), and the report and the ledger their errata
 (``reference/data/errata.json``).  :func:`resolve` maps each of these names, and every
