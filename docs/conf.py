@@ -155,11 +155,7 @@ def _rst_is_clean(lines: list[str], *, titles_allowed: bool = False) -> bool:
 
 #: Docstrings allowed to be shown verbatim (full name -> why).  Any other docstring that
 #: docutils cannot parse fails the build: fix its markup instead of adding it here.
-VERBATIM_DOCSTRINGS = {
-    # the module is being rewritten; its docstring's numbered derivation uses indentation
-    # for formulas without ``::`` and ``|l|`` for absolute values
-    "reference.profiles.sgm_pld": "numbered derivation with unmarked formula blocks",
-}
+VERBATIM_DOCSTRINGS: dict[str, str] = {}
 
 
 def _docstring_as_rst_or_literal(app, what, name, obj, options, lines):

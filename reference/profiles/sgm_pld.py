@@ -41,7 +41,7 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
 3. Exact composition.  The split keeps every atom's likelihood ratio (Q-mass = P-mass e^-l),
    and so does every product of such pairs, so one vector can carry both orders: it holds
    the tilted masses W = P-mass e^(-t l/2) (t = 1, symmetric; or two chains t = 0 for the
-   P-order and t = 2 for the Q-order when the window is so wide that e^(|l|/2) would amplify
+   P-order and t = 2 for the Q-order when the window is so wide that ``e^(|l|/2)`` would amplify
    the rounding); the tilt commutes with convolution.  Every W is an integer multiple of
    2^-F (the upper end of its Arb ball, rounded up), every product is an exact integer
    polynomial product (Kronecker substitution, FLINT's fmpz multiplication), and each product
@@ -58,14 +58,16 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    P(B)/Q(B) = e^(l_B) lies within a tiny certified deviation of a grid value e^(g_B h): the
    right end b_(i+1) is a root of P[b_i, x] - e^(g h) Q[b_i, x] (a safeguarded Newton iteration in
    64-bit Arb -- a choice), then the bucket's masses are computed at full precision in Arb and
-   |l_B - g_B h| <= dev is certified (a bucket with deviation above DEV_MAX = 2^-36 is dropped;
+   ``|l_B - g_B h| <= dev`` is certified (a bucket with deviation above DEV_MAX = 2^-36 is dropped;
    so is everything above the last bucket).  Bucketing is a post-processing, so the bucketed
    pair (P_B, Q_B) is dominated by (P, Q) and its K-fold composition by the true one.  Each atom
    is then shrunk to the exact ratio: P''_B = min(P_B, e^(g h) Q_B), Q''_B = P''_B e^(-g h), so
    P'' <= P_B and Q'' <= Q_B atom by atom, with the recorded loss g h within dev of l_B.  For the
    P-order, with f_eps nondecreasing and >= 0, atom-wise smaller masses give a smaller sum and
-   sum g h >= sum l_B - K dev, so
+   sum g h >= sum l_B - K dev, so::
+
        H_{e^eps}(P^K || Q^K) >= E_{P_B^K} f_eps(sum l_B) >= E_{P''^K} f_{eps + K dev}(sum g h);
+
    the Q-order is the same with the Q-loss -g h (within dev of -l_B).  The shrunk atoms keep
    the grid ratios, so one tilted vector carries both orders, as in step 3; its entries are
    rounded DOWN to multiples of 2^-F (the lower end of the Arb ball), every product is rounded
@@ -105,12 +107,12 @@ from ..precision import DEFAULT_DPS, Domain, check, check_dps
 from .conversions import Bracket, round_down, round_up
 
 __all__ = ["PLDComposition", "sgm_pld", "sgm_pld_phases", "sgm_pld_delta_bracket", "sgm_pld_eps_bracket",
-           "sgm_pld_delta", "choose_bits", "K_MAX", "MAX_LEN", "DEFAULT_PRECISION", "ENGINE_VERSION"]
+           "sgm_pld_delta", "choose_bits", "lower_bits", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
 
 #: bumped whenever a change could alter a computed digit (golden files record it)
 ENGINE_VERSION = "3"
 K_MAX = 10 ** 6
-#: the largest certified loss deviation |l_B - g_B| of a bucket kept in the optimistic vector (others are dropped)
+#: the largest certified loss deviation ``|l_B - g_B h|`` of a bucket kept in the optimistic vector (others are dropped)
 DEV_MAX = Fraction(1, 1 << 36)
 #: the longest vector (grid values) the engine builds: the memory budget (a product of two such
 #: vectors takes about 2 x 2^21 x 32 bytes of big-integer workspace, well under 1 GB)
@@ -1241,7 +1243,7 @@ def _compose(phases: tuple, bits: int, F: int, tail: Fraction) -> PLDComposition
 
 def lower_bits(phases, bits: int) -> int:
     """The optimistic vector's grid exponent: ``bits``, or finer where needed so that a grid value lies strictly between
-    the loss's infimum log(1 - q) and 0 with room (h <= |log(1 - q)|/2): the bucket reaching down to -infinity has a
+    the loss's infimum log(1 - q) and 0 with room (``h <= |log(1 - q)|/2``): the bucket reaching down to -infinity has a
     ratio in (1 - q, 1) and must sit on the grid (a float choice: tightness and cost only)."""
     lb = bits
     for q, _, _ in phases:
