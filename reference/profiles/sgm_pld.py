@@ -75,8 +75,10 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    delta_lower(eps) = sum_{j h > eps'} (mass at j h) f_eps'(j h), eps' = eps + K dev, read with
    every float bound taken downward.  Both ends converge at second order in h (the bucketing
    and the split each lose O(h^2) per step); no concentration term is needed.  The optimistic
-   grid is refined where needed so that a grid value lies in (log(1 - q), 0)
-   (:func:`lower_bits`).
+   grid of a phase with q < 1 is offset, c + j h with c = log(1 - q) + min(h, -log(1 - q))/2 (a
+   dyadic), so that the bucket reaching down to -infinity, whose ratio lies in (1 - q, 1), sits
+   on it; the K-fold
+   vector's entry j then stands for the loss j h + sum k c (exact), and eps is shifted by it.
 6. Evaluation: the sums of step 4/5 use float64 suffix sums of nonnegative terms with
    Higham's relative error bound (Accuracy and Stability, 2nd ed., eq. (3.5)), float
    conversions of the integers with their relative error, e^(-j h/2) from Arb-rounded block
@@ -107,7 +109,7 @@ from ..precision import DEFAULT_DPS, Domain, check, check_dps
 from .conversions import Bracket, round_down, round_up
 
 __all__ = ["PLDComposition", "sgm_pld", "sgm_pld_phases", "sgm_pld_delta_bracket", "sgm_pld_eps_bracket",
-           "sgm_pld_delta", "choose_bits", "lower_bits", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
+           "sgm_pld_delta", "choose_bits", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
 
 #: bumped whenever a change could alter a computed digit (golden files record it)
 ENGINE_VERSION = "3"
@@ -298,6 +300,7 @@ class _Vec:
     bits: int
     t: int = 1  # the tilt: W = P-mass e^(-t l/2); t = 1 carries both orders, t = 0 the P-order, t = 2 the Q-order
     down: bool = False  # the optimistic (lower-end) vector: every rounding is down and U is not tracked (zero)
+    shift: Fraction = Fraction(0)  # entry i stands for the loss (off + i) h + shift (the optimistic grid's offsets)
 
     @property
     def n(self) -> int:
@@ -380,20 +383,21 @@ def _ftable(bits: int, c: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     return _gtable(bits + 1 if abs(c) == 1 else bits, n)
 
 
-def _weights(n: int, off: int, bits: int, c: int):
+def _weights(n: int, off: int, bits: int, c: int, shift: Fraction = Fraction(0)):
     """e^(c (off+i) h/2) = e^x w_i with 0 < w_i <= 1: (x, w_lo, w_up), the largest factor taken out."""
     lo, up = _ftable(bits, c, n)
+    xs = Fraction(c) * shift / 2  # the losses are (off + i) h + shift
     if c > 0:  # e^(c (off+n-1) h/2) e^(-c (n-1-i) h/2)
-        return Fraction(c * (off + n - 1), 1 << (bits + 1)), lo[::-1], up[::-1]
-    return Fraction(c * off, 1 << (bits + 1)), lo, up
+        return Fraction(c * (off + n - 1), 1 << (bits + 1)) + xs, lo[::-1], up[::-1]
+    return Fraction(c * off, 1 << (bits + 1)) + xs, lo, up
 
 
-def _mass_up(vup: np.ndarray, off: int, bits: int, c: int) -> Fraction:
+def _mass_up(vup: np.ndarray, off: int, bits: int, c: int, shift: Fraction = Fraction(0)) -> Fraction:
     """An upper bound on sum v_i e^(c (off+i) h/2) for v_i <= vup_i (the P- or Q-mass of a window, see _Vec.c)."""
     n = vup.size
     if n == 0:
         return Fraction(0)
-    x, _, w = _weights(n, off, bits, c)
+    x, _, w = _weights(n, off, bits, c, shift)
     sm = float(np.cumsum(vup * w)[-1])
     with _Prec(80) as fl:
         val = _exp_arb(fl, x) * _arb_q(fl, Fraction(sm) * (1 + _gamma(n)) * (1 + Fraction(1, 1 << 50)))
@@ -412,23 +416,26 @@ def _trim(V: _Vec, cutP: Fraction, cutQ: Fraction, cap=None) -> _Vec:
     v = _vup(W, F)
     a, b = n, n
     for o in orders:  # every tracked order's mass of the cut part must be small (a float choice only)
-        x, _, w = _weights(n, off, bits, V.c(o))
+        x, _, w = _weights(n, off, bits, V.c(o), V.shift)
         lg = _D.log(cuts[o].numerator) - _D.log(cuts[o].denominator) - float(x)
         lim = _D.exp(lg) * (1 - 1e-9) if lg < 700 else math.inf
         vw = v * w
         a = min(a, int(np.searchsorted(np.cumsum(vw), lim, side="right")))
         b = min(b, int(np.searchsorted(np.cumsum(vw[::-1]), lim, side="right")))
-    if cap is not None:  # never keep entries outside the window cap (grid indices)
-        a = max(a, min(n, cap[0] - off))
-        b = max(b, min(n, off + n - 1 - cap[1]))
+    if cap is not None:  # never keep entries outside the window cap (losses, floats: a choice)
+        sh = float(V.shift)
+        lo_i, hi_i = math.floor((cap[0] - sh) * 2 ** bits), math.ceil((cap[1] - sh) * 2 ** bits)
+        a = max(a, min(n, lo_i - off))
+        b = max(b, min(n, off + n - 1 - hi_i))
     a = min(a, n - 1)
     b = min(b, n - 1 - a)
     if a == 0 and b == 0:
         return V
     U = {}
     for o in orders:
-        U[o] = _rup(V.U(o) + _mass_up(v[:a], off, bits, V.c(o)) + _mass_up(v[n - b:], off + n - b, bits, V.c(o)))
-    return _Vec(W[a:n - b].copy(), off + a, U.get("P"), U.get("Q"), F, V.steps, bits, V.t, V.down)
+        U[o] = _rup(V.U(o) + _mass_up(v[:a], off, bits, V.c(o), V.shift)
+                    + _mass_up(v[n - b:], off + n - b, bits, V.c(o), V.shift))
+    return _Vec(W[a:n - b].copy(), off + a, U.get("P"), U.get("Q"), F, V.steps, bits, V.t, V.down, V.shift)
 
 
 def _mul(A: _Vec, B: _Vec, cutP: Fraction, cutQ: Fraction, cap=None) -> _Vec:
@@ -466,12 +473,12 @@ def _mul(A: _Vec, B: _Vec, cutP: Fraction, cutQ: Fraction, cap=None) -> _Vec:
     vb = va if A is B else _vup(B.W, F)
     U = {}
     for o in _orders(A):
-        mA = _mass_up(va, A.off, A.bits, A.c(o))
-        mB = mA if A is B else _mass_up(vb, B.off, B.bits, B.c(o))
+        mA = _mass_up(va, A.off, A.bits, A.c(o), A.shift)
+        mB = mA if A is B else _mass_up(vb, B.off, B.bits, B.c(o), B.shift)
         UA, UB = A.U(o), B.U(o)
         U[o] = _rup(UA * (mB + UB) + UB * mA)
-    return _trim(_Vec(W, A.off + B.off, U.get("P"), U.get("Q"), F, A.steps + B.steps, A.bits, A.t, A.down), cutP, cutQ,
-                 cap)
+    return _trim(_Vec(W, A.off + B.off, U.get("P"), U.get("Q"), F, A.steps + B.steps, A.bits, A.t, A.down,
+                      A.shift + B.shift), cutP, cutQ, cap)
 
 
 def _power(V: _Vec, k: int, cut_fn) -> _Vec:
@@ -633,6 +640,7 @@ class _LStep:
     dropped_P: Fraction  # certified upper bounds on the dropped masses (reported, never needed by the proof)
     dropped_Q: Fraction
     ends: tuple = ()  # (grid index, left end or None for -infinity, right end) of every kept bucket
+    c: Fraction = Fraction(0)  # the grid's offset: entry j stands for the loss c + j h
 
 
 def _frac_mid(a) -> Fraction:
@@ -685,10 +693,11 @@ class _BucketSolver:
     precision).  G(x) = P[a, x] - e^g Q[a, x] vanishes at a, decreases up to x(g) (where the loss is g h) and increases
     after it; its root beyond x(g) is the bucket's right end."""
 
-    def __init__(self, q: Fraction, s: Fraction, bits: int, x_top: float):
+    def __init__(self, q: Fraction, s: Fraction, bits: int, x_top: float, c: Fraction = Fraction(0)):
         self.q, self.bits = q, bits
         with _Prec(64) as fl:
             arb = self.arb = fl.arb
+            self.c = _arb_q(fl, c)  # the grid's offset: values c + j h
             self.qa, self.sa = _arb_q(fl, q), _arb_q(fl, s)
             self.c2 = 1 / (self.sa * arb(2).sqrt())
             self.one_q = 1 - self.qa
@@ -722,7 +731,7 @@ class _BucketSolver:
     def _solve(self, a, Ta, g_idx):
         arb, q, qa, sa, c2, one_q = self.arb, self.q, self.qa, self.sa, self.c2, self.one_q
         Ta = (Ta[0], arb(arb(Ta[1]).mid()), arb(arb(Ta[2]).mid()))
-        gh = arb(g_idx) / (1 << self.bits)
+        gh = self.c + arb(g_idx) / (1 << self.bits)
         eg = gh.exp()
         SaP, SaQ = (1 - Ta[1], 1 - Ta[2]) if Ta[0] == "C" else (Ta[1], Ta[2])
         if not (SaP - eg * SaQ).mid() > 0:
@@ -783,7 +792,15 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
     qf, sf = float(q), float(s)
     eta = float(tail) / (4 * K)
     x_top = _x_of_tail(qf, sf, eta)
-    solver = _BucketSolver(q, s, bits, x_top)
+    if q < 1:
+        # the grid's offset: c = log(1 - q) + min(h, |log(1 - q)|)/2 (a dyadic from deterministic 53-bit arithmetic), so
+        # that the bucket reaching down to -infinity, whose ratio lies in (1 - q, 1), has a grid value c in that
+        # interval about half a grid step above the loss's infimum (a bucket like the others)
+        lq = _D.log1p(-qf)
+        c = Fraction(lq + min(2.0 ** -bits, -lq) / 2)
+    else:
+        c = Fraction(0)
+    solver = _BucketSolver(q, s, bits, x_top, c)
     prec = max(96, F + 40)
     with _Prec(prec) as fl:
         arb = fl.arb
@@ -797,11 +814,11 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
         def T(x: Fraction):
             return _tails(q, one_q, qa, c2, arb(x.numerator) / x.denominator)
 
+        carb = _arb_q(fl, c)
         if q < 1:
-            # the smallest grid index whose e^(j h) is certainly above 1 - q (the loss's infimum is log(1 - q))
-            j = math.floor(_D.log1p(-qf) * (1 << bits)) - 1
-            while not ((arb(j) * hh).exp() > one_q):
-                j += 1
+            if not (carb.exp() > one_q and carb < 0):
+                raise ArithmeticError(f"the optimistic grid's offset {c} is not inside (log(1 - q), 0) (internal)")
+            j = 0
             a, Ta = None, _tails(q, one_q, qa, c2, None)
             dropP = dropQ = arb(0)
         else:
@@ -809,7 +826,7 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
             Ta = T(a)
             dropP, dropQ = _between(_tails(q, one_q, qa, c2, None), Ta)
             with _Prec(64):
-                j = math.floor(solver.l_of(solver.arb(a.numerator) / a.denominator) * (1 << bits)) + 1
+                j = math.floor((solver.l_of(solver.arb(a.numerator) / a.denominator) - solver.c) * (1 << bits)) + 1
         idx, vals, ends = [], [], []
         dev = arb(0)
         while True:
@@ -821,7 +838,7 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
                 break
             Tb = T(b)
             PB, QB = _between(Ta, Tb)
-            g = arb(j) * hh
+            g = carb + arb(j) * hh
             ok = PB > 0 and QB > 0
             if ok:
                 d = abs((PB / QB).log() - g)
@@ -838,7 +855,8 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
                 ends.append((j, a, b))
             a, Ta = b, Tb
             with _Prec(64):
-                j = max(j + 1, math.floor(solver.l_of(solver.arb(b.numerator) / b.denominator) * (1 << bits)) + 1)
+                j = max(j + 1, math.floor((solver.l_of(solver.arb(b.numerator) / b.denominator) - solver.c) * (1 << bits))
+                        + 1)
         upP, upQ = (1 - Ta[1], 1 - Ta[2]) if Ta[0] == "C" else (Ta[1], Ta[2])  # the region above the last bucket
         dropP = _rup(_exact(fl, dropP + upP)[1])
         dropQ = _rup(_exact(fl, dropQ + upQ)[1])
@@ -852,8 +870,8 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
         dense[jj - j0] = v
     L = -(-(F + 2) // 64)
     Z = Fraction(0)
-    V = _Vec(_to_limbs(dense, L), j0, Z if t < 2 else None, Z if t > 0 else None, F, 1, bits, t, down=True)
-    return _LStep(V, dev, len(idx), dropP, dropQ, tuple(ends))
+    V = _Vec(_to_limbs(dense, L), j0, Z if t < 2 else None, Z if t > 0 else None, F, 1, bits, t, down=True, shift=c)
+    return _LStep(V, dev, len(idx), dropP, dropQ, tuple(ends), c)
 
 
 # ---------------------------------------------------------------------------
@@ -952,11 +970,12 @@ def _suffix_exp(a: np.ndarray, bits: int, lower: bool) -> np.ndarray:
 
 def _view(V: _Vec, order: str) -> _View:
     """One order's view of a composed vector: (order)-mass = W e^(c l/2) (c = V.c(order)); the Q-order is read on the
-    Q-loss grid -l, so its arrays are reversed."""
+    Q-loss grid -l, so its arrays are reversed.  Entry j stands for the loss j h + V.shift; the view's grid is j h, so
+    a reader shifts eps by the shift (:meth:`PLDComposition.delta_lower_exact`)."""
     F, bits, n, off = V.F, V.bits, V.n, V.off
     c = V.c(order)
     v = _floats(V.W, F)
-    x, wlo, wup = _weights(n, off, bits, c)
+    x, wlo, wup = _weights(n, off, bits, c, V.shift)
     alo = v * (1 - 10 * _U) * wlo * (1 - 2 * _U)
     aup = v * (1 + 10 * _U) * wup * (1 + 2 * _U)
     U = Fraction(0) if V.down else V.U(order)
@@ -990,6 +1009,7 @@ class PLDComposition:
     lvQ: _View = field(repr=False)
     shift: Fraction = Fraction(0)  # K x the buckets' certified loss deviation (docstring step 5)
     lower_buckets: tuple = ()
+    loss_offset: Fraction = Fraction(0)  # the optimistic vector's entry j stands for the loss j h + loss_offset
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -1010,12 +1030,11 @@ class PLDComposition:
 
     def _top(self) -> Fraction:
         """A grid loss above every entry of both views (delta_upper there is the unknown-place mass only)."""
-        return max(Fraction(max(v.base + v.n, 0) + 1) * v.h for v in (self.evP, self.evQ, self.lvP, self.lvQ))
+        return max(Fraction(max(v.base + v.n, 0) + 1) * v.h for v in (self.evP, self.evQ, self.lvP, self.lvQ)) + abs(
+            self.loss_offset)
 
     def _tag(self) -> str:
-        lb = self.lvP.bits
-        low = "" if lb == self.bits else f", optimistic h = 2^-{lb}"
-        return f" (h = 2^-{self.bits}{low}, F = {self.F}, engine {ENGINE_VERSION})"
+        return f" (h = 2^-{self.bits}, F = {self.F}, engine {ENGINE_VERSION})"
 
     def delta_upper_exact(self, eps) -> Fraction:
         e = check("eps", eps, NN)
@@ -1023,7 +1042,7 @@ class PLDComposition:
 
     def delta_lower_exact(self, eps) -> Fraction:
         e = check("eps", eps, NN)
-        return max(self.lvP.lower(e + self.shift), self.lvQ.lower(e + self.shift))
+        return max(self.lvP.lower(e + self.shift - self.loss_offset), self.lvQ.lower(e + self.shift + self.loss_offset))
 
     def delta_upper(self, eps) -> mpmath.mpf:
         """Certified upper bound on delta(eps), rounded up (20 digits)."""
@@ -1081,7 +1100,7 @@ class PLDComposition:
                 "F": self.F, "tail": str(self.tail), "length": self.V.n, "offset": self.V.off,
                 "unknown_P_mass": float(self.evP.U), "unknown_Q_mass": float(self.evQ.U), "tilt": self.V.t,
                 "lower_length": self.L.n, "lower_offset": self.L.off, "lower_buckets": list(self.lower_buckets),
-                "lower_loss_shift": str(self.shift)}
+                "lower_loss_shift": str(self.shift), "lower_loss_offset": str(self.loss_offset)}
 
 
 def _bisect(pred, lo: Fraction, hi: Fraction, rel: int = 40) -> tuple[Fraction, Fraction]:
@@ -1188,7 +1207,7 @@ def _chain(phases, bits, F, tail, K, t, lower: bool = False) -> _Vec:
     cap = None
     if t == 1:
         lo, hi = _window(phases)
-        cap = (math.floor(lo * 2 ** bits), math.ceil(hi * 2 ** bits))
+        cap = (lo, hi)
 
     def cut_fn(m):  # per product and side: the budget of a vector of m steps (its cut mass grows ~K/m times)
         c = _rdn(tail * m / (64 * K))
@@ -1221,35 +1240,25 @@ def _amp_bits(phases) -> float:
 @lru_cache(maxsize=8)
 def _compose(phases: tuple, bits: int, F: int, tail: Fraction) -> PLDComposition:
     K = sum(p[2] for p in phases)
-    lb = lower_bits(phases, bits)
-    LF = F if lb == bits else _fix_bits(phases, lb, tail)
     try:
         if not tilt_mode(phases):
             raise _Fallback()
         V, _ = _chain(phases, bits, F, tail, K, 1)
         VP = VQ = V
-        LP, lsteps = _chain(phases, lb, LF, tail, K, 1, lower=True)
+        LP, lsteps = _chain(phases, bits, F, tail, K, 1, lower=True)
         LQ = LP
     except _Fallback:
         VP, _ = _chain(phases, bits, F, tail, K, 0)
         VQ, _ = _chain(phases, bits, F, tail, K, 2)
-        LP, lsteps = _chain(phases, lb, LF, tail, K, 0, lower=True)
-        LQ, _ = _chain(phases, lb, LF, tail, K, 2, lower=True)
+        LP, lsteps = _chain(phases, bits, F, tail, K, 0, lower=True)
+        LQ, _ = _chain(phases, bits, F, tail, K, 2, lower=True)
     # the loss perturbation of the optimistic vector: sum over the steps of the buckets' certified deviations
     shift = _rup(sum((st.dev * k for st, (_, _, k) in zip(lsteps, phases)), Fraction(0)), 64)
-    return PLDComposition(phases, bits, F, tail, VP, _view(VP, "P"), _view(VQ, "Q"), LP, _view(LP, "P"), _view(LQ, "Q"),
-                          shift, tuple(st.buckets for st in lsteps))
-
-
-def lower_bits(phases, bits: int) -> int:
-    """The optimistic vector's grid exponent: ``bits``, or finer where needed so that a grid value lies strictly between
-    the loss's infimum log(1 - q) and 0 with room (``h <= |log(1 - q)|/2``): the bucket reaching down to -infinity has a
-    ratio in (1 - q, 1) and must sit on the grid (a float choice: tightness and cost only)."""
-    lb = bits
-    for q, _, _ in phases:
-        if q < 1:
-            lb = max(lb, math.ceil(-_D.log2(-_D.log1p(-float(q)) / 2)))
-    return min(lb, 40)
+    C = sum((st.c * k for st, (_, _, k) in zip(lsteps, phases)), Fraction(0))  # the composed grid's offset (exact)
+    if LP.shift != C or LQ.shift != C:
+        raise ArithmeticError("the optimistic vector's loss offset is not the sum of its steps' (internal)")
+    return PLDComposition(phases, bits, F, tail, VP, _view(VP, "P"), _view(VQ, "Q"), LP, _view(LP, "P"),
+                          _view(LQ, "Q"), shift, tuple(st.buckets for st in lsteps), C)
 
 
 def _fix_bits(phases, bits: int, tail: Fraction) -> int:
@@ -1297,10 +1306,13 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
         tl = Fraction(1, 1 << min(1000, math.ceil(-_D.log2(tl)))) if tl > 0 else Fraction(1, 1 << 1000)
     else:
         tl = check("tail", tail, U01)
+    if grid_bits is None:
+        bits = max(1, bits - 2)  # a pilot at a quarter of the rule's cost: its width sizes the grid
     C = _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
-    for _ in range(2 if grid_bits is None else 0):
-        # refine (at most twice) from the bracket itself while it is wider than the target (the first guess of the
-        # grid rests on an estimate of eps -- the RDP guess can be 10x high -- and on a rule of thumb for the width)
+    for _ in range(3 if grid_bits is None else 0):
+        # refine (at most three times) from the bracket itself while it is wider than the target (the rule of thumb
+        # for the width, about K h^2, is off by a factor 0.4 to 25 across realistic workloads, and the RDP guess of
+        # eps can be 10x high)
         w = None
         if d is not None and eps_hint is None:
             hi, lo = C.eps_upper_exact(dx), C.eps_lower_exact(dx)
@@ -1313,8 +1325,8 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
                 w, scale = float((hi - lo) / hi), float(e)
         if w is None:
             break
-        # the width is about proportional to h^2: the bits that bring it under the target (or the first guess's rule)
-        nb = max(choose_bits(ph, scale, prec, d), bits + math.ceil(_D.log2(w / (0.85 * float(prec))) / 2))
+        # the width is about proportional to h^2: the bits that bring it under the target
+        nb = bits + max(1, math.ceil(_D.log2(w / (0.85 * float(prec))) / 2))
         span = _span(ph)
         while nb > bits and span * 2 ** nb > MAX_LEN * 3 / 4:
             nb -= 1
