@@ -1306,8 +1306,8 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
         tl = Fraction(1, 1 << min(1000, math.ceil(-_D.log2(tl)))) if tl > 0 else Fraction(1, 1 << 1000)
     else:
         tl = check("tail", tail, U01)
-    if grid_bits is None:
-        bits = max(1, bits - 2)  # a pilot at a quarter of the rule's cost: its width sizes the grid
+    if grid_bits is None and (d is not None or eps_hint is not None):
+        bits = max(1, bits - 2)  # a pilot at a quarter of the rule's cost: its width sizes the grid (below)
     C = _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
     for _ in range(3 if grid_bits is None else 0):
         # refine (at most three times) from the bracket itself while it is wider than the target (the rule of thumb
