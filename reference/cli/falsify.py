@@ -67,7 +67,7 @@ def _detail(r) -> str:
 
 def _run(args) -> int:
     from ..falsify import CLAIMS, claim_ids, falsify
-    from . import build_info
+    from .common import build_info
 
     if args.list:
         if args.json:

@@ -13,7 +13,7 @@ __all__ = ["Step", "parse_workload", "plan", "render_plan", "add_cli"]
 
 
 def _plan(args) -> int:
-    from . import build_info, error_line
+    from .common import build_info, error_line
 
     try:
         p = plan(args.eps, args.delta, args.workload)
