@@ -17,7 +17,8 @@ def load_all() -> None:
 
     The list of modules is the catalog's: a module that registers an entry must be imported here.
     """
-    from .bounds import balle2020, classical, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
+    from .bounds import balle2020, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
+    from .bounds import optimal_composition, rdp_to_dp, renyi  # noqa: F401  (the classical yardsticks)
     from .profiles import laplace, sgm_pld, subsampled_gaussian  # noqa: F401  (exact privacy profiles: Laplace PLD, sampled Gaussian RDP and PLD)
     from .bounds import calibrated, dong2022, smith2022  # noqa: F401  (Gaussian DP; conversion-calibrated filters)
     from .bounds import game_filter  # noqa: F401  (the game-certified filter budget)
