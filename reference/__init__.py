@@ -17,7 +17,10 @@ Old flat paths (``reference.accountants.whitehouse2023``, ``reference.bounds.whi
 """
 from . import _compat
 from . import precision  # noqa: F401
+from . import catalog, collect
 from .catalog import entries, get  # noqa: F401
+
+catalog.COLLECTORS.append(collect.load_all)  # the registry's lookups import, on first use, every module that registers
 
 __version__ = "0.1.0"
 

@@ -17,7 +17,7 @@ from typing import Callable
 from .precision import Domain
 
 __all__ = ["PAPERS", "Param", "Entry", "Restriction", "register", "cites", "CATALOG", "ALIASES", "get", "entries",
-           "VALIDITIES", "RESTRICTION_RULES"]
+           "VALIDITIES", "RESTRICTION_RULES", "COLLECTORS"]
 
 #: Paper keys.  A key fixes the version whose numbering its ids use.
 PAPERS: dict[str, dict] = {
@@ -436,11 +436,15 @@ def cites(paper: str, *results: str) -> Callable:
     return deco
 
 
+#: Called by :func:`entries` and :func:`get` before a lookup: each imports the modules that declare
+#: entries (a module registers its entries when it is imported).  The registry imports none of them (they
+#: import it): the package root installs :func:`reference.collect.load_all`, which sits above them all.
+COLLECTORS: list[Callable[[], None]] = []
+
+
 def _load_all() -> None:
-    from .bounds import balle2020, classical, feldman2021, rogers2016, whitehouse2023  # noqa: F401  (register their entries)
-    from .profiles import laplace, sgm_pld, subsampled_gaussian  # noqa: F401  (exact privacy profiles: Laplace PLD, sampled Gaussian RDP and PLD)
-    from .bounds import calibrated, dong2022, smith2022  # noqa: F401  (Gaussian DP; conversion-calibrated filters)
-    from .bounds import game_filter  # noqa: F401  (the game-certified filter budget)
+    for collect in COLLECTORS:
+        collect()
 
 
 def entries() -> list[Entry]:

@@ -111,7 +111,7 @@ def test_build_py_in_editable_mode_stamps_nothing(hook, tmp_path, monkeypatch):
 
 def _as_installed(monkeypatch, tmp_path, text: str | None):
     """Run provenance() as an installed wheel would: no .git beside the package, the stamp ``text`` (or none)."""
-    monkeypatch.setattr(rpt, "_SOURCE_ROOT", tmp_path)  # no .git there
+    monkeypatch.setattr("reference.report.version._SOURCE_ROOT", tmp_path)  # no .git there
     if text is None:
         monkeypatch.setitem(sys.modules, "reference._build_info", None)  # import raises ImportError
     else:

@@ -624,7 +624,7 @@ def test_report_files_are_replaced_atomically(tmp_path, monkeypatch, report_dir)
         calls.append((Path(src), Path(dst)))
         return real_replace(src, dst)
 
-    monkeypatch.setattr(rpt.os, "replace", spy)
+    monkeypatch.setattr(os, "replace", spy)
     md, js = rpt.write_report(rep, d)
     assert [c[1] for c in calls] == [md, js]
     assert all(src.parent == dst.parent and src != dst for src, dst in calls)  # a temporary name in the same directory
@@ -634,7 +634,7 @@ def test_report_files_are_replaced_atomically(tmp_path, monkeypatch, report_dir)
     def interrupted(fd):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(rpt.os, "fsync", interrupted)
+    monkeypatch.setattr(os, "fsync", interrupted)
     with pytest.raises(KeyboardInterrupt):
         rpt.write_report({**rep, "generated_by": "changed"}, d)
     monkeypatch.undo()
@@ -708,7 +708,7 @@ def _interrupt(args):
 
 
 def test_ctrl_c_in_every_subcommand_is_one_line_and_status_130(capsys, monkeypatch):
-    import reference.cli as cli
+    import reference.cli.app as cli  # where main looks build_parser up
 
     names = list(cli.subcommands())
     assert {"list", "eval", "describe", "report", "derive", "verify", "checkins", "individual-filter",
@@ -744,7 +744,7 @@ def test_ctrl_c_in_every_subcommand_is_one_line_and_status_130(capsys, monkeypat
 #: (a pure-Python sleep inside the report, never a finalizer or a C call) instead of wherever a timer left it.
 _SIGINT_CHILD = """
 import sys, time
-import reference.report as rpt
+import reference.report.build as rpt  # where the report's catalog stage looks evaluate_entry up
 from reference.cli import main
 real, seen = rpt.evaluate_entry, []
 def evaluate_entry(*a, **k):

@@ -3,8 +3,10 @@
 Layers (CONTRIBUTING.md): core (``precision``, ``catalog``) <- ``bounds`` <- ``accountants``
 (and ``profiles``) <- ``simulate`` <- ``verify`` / ``martingales`` <- ``report`` <- ``cli``.
 A module may import its own layer's package and any lower layer, never a higher one or a
-sibling layer; the catalog's registration of the bounds is the one lazy (function-level)
-exception.  Module-level imports have no cycle.  The old flat paths still import, with a
+sibling layer; :mod:`reference.collect`, which imports (inside its function) every module that
+registers a catalog entry, is the one exception.  The import graph has no cycle, imports inside
+functions included (:func:`import_graph` states what is an edge), and no package ``__init__.py``
+holds code.  The old flat paths still import, with a
 ``DeprecationWarning`` that names the new path.  The top-level package ``fullyadaptive`` (the
 supported import name) is a facade above every layer, ``cli`` included: it imports from
 ``reference`` and defines nothing, and no module of ``reference`` or ``symbolic`` imports it.
@@ -23,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[1] / "reference"
 
 RANK = {"core": 0, "bounds": 1, "accountants": 2, "profiles": 2, "simulate": 3, "verify": 4,
         "martingales": 4, "falsify": 5, "report": 6, "cli": 7}
-CORE = {"__init__", "__main__", "precision", "catalog", "_compat"}
-ALLOWED_LAZY = {("reference.catalog", "reference.bounds"), ("reference.catalog", "reference.profiles")}  # registration by import
+CORE = {"__init__", "__main__", "precision", "catalog", "collect", "_compat"}
+#: (module, layer package) imported only inside a function: the collection of the catalog's entries
+ALLOWED_LAZY = {("reference.collect", "reference.bounds"), ("reference.collect", "reference.profiles")}
 
 
 def _modules():
@@ -83,11 +86,12 @@ def test_every_module_sits_in_a_role_folder():
 @pytest.mark.parametrize("mod", sorted(MODULES))
 def test_imports_point_downward(mod):
     src = _layer(mod)
-    for target, _ in _imports(mod, MODULES[mod]):
+    for target, top in _imports(mod, MODULES[mod]):
         dst = _layer(target)
         if dst not in RANK:  # e.g. ``from reference import __version__``
             continue
         if (mod, ".".join(target.split(".")[:2])) in ALLOWED_LAZY:
+            assert not top, f"{mod} imports {target} at module level: it must stay inside the function"
             continue
         assert RANK[dst] < RANK[src] or dst == src, (
             f"{mod} ({src}) imports {target} ({dst}): imports must point to a lower layer")
@@ -101,34 +105,115 @@ def test_nothing_below_the_report_imports_it():
             assert not target.startswith("reference.report"), f"{mod} imports {target}"
 
 
-def test_no_module_level_import_cycle():
-    graph = {m: set() for m in MODULES}
-    for mod, path in MODULES.items():
-        for target, top in _imports(mod, path):
-            while target and target not in MODULES:
-                target = target.rsplit(".", 1)[0] if "." in target else ""
-            if top and target and target != mod:
-                graph[mod].add(target)
+PACKAGES = ("reference", "symbolic", "fullyadaptive")
+
+
+def _all_modules() -> dict[str, Path]:
+    """{dotted name: file} of every module of the three packages (a package is its ``__init__.py``)."""
+    out = {}
+    for top in PACKAGES:
+        for p in sorted((ROOT.parent / top).rglob("*.py")):
+            parts = list(p.relative_to(ROOT.parent).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = p
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    """{module: the modules it imports}, every import statement of the file counted, function bodies included.
+
+    ``import a.b`` and ``from a.b import name`` are edges to ``a.b`` (to the nearest enclosing module
+    of ours when ``a.b`` is not one); ``from a import b`` is an edge to the submodule ``a.b`` when
+    there is one, else to ``a`` (the name is defined or re-exported by ``a/__init__.py``).  Relative
+    imports are resolved against the importing module's package.  The import of the parent packages
+    that Python performs before every submodule is not an edge: a package's ``__init__`` importing
+    its own children (re-exports) is the edge ``pkg -> pkg.child``, and closes a cycle only when a
+    child, directly or through other modules, imports ``pkg`` itself, i.e. takes a name from
+    ``pkg/__init__.py``, which must instead take it from the module that defines it.  The modules
+    imported by a computed name (``importlib.import_module``), the subcommands listed in
+    :data:`reference.cli.app.EXTENSIONS`, are edges of ``reference.cli.app`` too.
+    """
+    mods = _all_modules()
+
+    def known(name: str) -> str:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name
+
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for mod, path in mods.items():
+        pkg = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    parts = pkg.split(".")
+                    base = ".".join(parts[: len(parts) - node.level + 1] + ([node.module] if node.module else []))
+                else:
+                    base = node.module or ""
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in mods else base for a in node.names]
+            else:
+                continue
+            for t in targets:
+                t = known(t)
+                if t and t != mod:
+                    graph[mod].add(t)
+    from reference.cli.app import EXTENSIONS
+
+    graph["reference.cli.app"] |= set(EXTENSIONS)
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as ``[m0, m1, ..., m0]``, or None when it is acyclic."""
     state: dict[str, int] = {}
+    for root in sorted(graph):
+        if root in state:
+            continue
+        state[root] = 1
+        path, todo = [root], [iter(sorted(graph[root]))]
+        while todo:
+            nxt = next(todo[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                todo.pop()
+            elif state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                todo.append(iter(sorted(graph[nxt])))
+    return None
 
-    def visit(m, stack):
-        state[m] = 1
-        for n in graph[m]:
-            if state.get(n) == 1:
-                cyc = stack[stack.index(n):] + [n]
-                # a package importing its own submodules and being imported by them is not a cycle
-                # of logic only when one side is the package's __init__ re-export
-                raise AssertionError("import cycle: " + " -> ".join(cyc))
-            if n not in state:
-                visit(n, stack + [n])
-        state[m] = 2
 
-    # packages' __init__ re-exports (pkg -> pkg.sub) are edges into their own children: drop them
-    for m in graph:
-        graph[m] = {n for n in graph[m] if not n.startswith(m + ".")}
-    for m in graph:
-        if m not in state:
-            visit(m, [m])
+def test_the_import_graph_has_no_cycle_function_level_imports_included():
+    """No module imports itself back, through any chain, even lazily (rules: :func:`import_graph`).
+
+    The catalog is the registry below every module that registers an entry; the modules are
+    collected by :mod:`reference.collect`, above them, which the package root installs.
+    """
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_finder_sees_a_function_level_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert find_cycle(graph) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+#: The most lines a package ``__init__.py`` may have: a docstring and its re-exports, no code.
+MAX_INIT_LINES = 60
+
+
+@pytest.mark.parametrize("init", sorted(str(p.relative_to(ROOT.parent)) for top in PACKAGES
+                                        for p in (ROOT.parent / top).rglob("__init__.py")))
+def test_package_inits_hold_no_code(init):
+    """Every package ``__init__.py`` is at most :data:`MAX_INIT_LINES` lines: the code lives in named modules."""
+    n = len((ROOT.parent / init).read_text(encoding="utf-8").splitlines())
+    assert n <= MAX_INIT_LINES, f"{init} has {n} lines (at most {MAX_INIT_LINES}): move its code into a named module"
 
 
 @pytest.mark.parametrize("old", sorted(importlib.import_module("reference._compat").MOVED))

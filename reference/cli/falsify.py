@@ -68,7 +68,7 @@ def _detail(r) -> str:
 def _run(args) -> int:
     from ..falsify import CLAIMS, falsify
     from ..falsify.claims import FORMER_CLAIM_IDS
-    from . import build_info
+    from .common import build_info
 
     if args.list:
         if args.json:

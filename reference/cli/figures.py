@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from . import build_info, error_line
+from .common import build_info, error_line
 
 
 def _figures(args) -> int:

@@ -13,7 +13,7 @@ __all__ = ["add_cli"]
 
 def _game(args) -> int:
     from ..bounds.game_filter import GameTooLarge, game_budget
-    from . import build_info, error_line
+    from .common import build_info, error_line
 
     try:
         gb = game_budget(args.eps, args.delta, args.grid, args.eps_max)

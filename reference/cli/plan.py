@@ -17,7 +17,7 @@ __all__ = ["Step", "parse_workload", "plan", "render_plan", "add_cli"]
 
 def _plan(args) -> int:
     from ..profiles.workload import plan_workload, render_workload_plan
-    from . import build_info, error_line
+    from .common import build_info, error_line
 
     try:
         p = plan_workload(args.eps, args.delta, args.workload, max_evaluations=args.max_evaluations,

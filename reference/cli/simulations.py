@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 
-from . import build_info, error_line
+from .common import build_info, error_line
 
 
 def _individual(args) -> int:

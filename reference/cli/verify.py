@@ -40,7 +40,7 @@ def _names_epilog() -> str:
 
 def _verify(args) -> int:
     from ..verify.targets import negative_control_table, render_table, slack_table
-    from . import build_info, error_line
+    from .common import build_info, error_line
 
     prog = getattr(args, "_progress", None)
     cb = None if (prog is None or args.no_progress) else prog.callback("exact verifier")

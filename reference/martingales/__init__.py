@@ -38,28 +38,12 @@ How to add a boundary:
   2. the threshold, kernel and verdict code need no change; the tests compare the formula
      with the public function and the crossing frequency with exact enumerations.
 """
-from .backend import (
-    Backend,
-    BackendUnavailable,
-    cupy_available,
-    get_backend,
-)
+from .backend import Backend, BackendUnavailable, cupy_available, get_backend
 from .boundaries import Boundary, make_boundaries
 from .check import CheckConfig, render_table, run_checks
 from .laws import StepLaw
-from .processes import (
-    NEGATIVE_PROCESSES,
-    PROCESSES,
-    one_step_exact,
-    one_step_mc,
-    x0_exact,
-)
-from .simulate import (
-    Adversary,
-    default_adversaries,
-    make_plan,
-    simulate,
-)
+from .processes import NEGATIVE_PROCESSES, PROCESSES, one_step_exact, one_step_mc, x0_exact
+from .simulate import Adversary, default_adversaries, make_plan, simulate
 from .stats import binom_tail_enclosure, binomial_exceeds, clopper_pearson
 
 __all__ = ["Backend", "BackendUnavailable", "cupy_available", "get_backend", "Boundary", "make_boundaries",

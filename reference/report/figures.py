@@ -185,7 +185,7 @@ def verifier_delta_data(verification: dict | None = None) -> dict:
 # --------------------------------------------------------------------------
 
 def _caption(fig, text: str) -> None:
-    from . import build_info
+    from .version import build_info
 
     info = build_info()
     fig.text(0.01, 0.01, f"{text}  |  fullyadaptive {info['version']} (commit {info['commit']})", fontsize=7,
@@ -329,7 +329,7 @@ def draw(names, out_dir, *, progress=None, fmt: str = "png", data: dict | None =
     data = data or {}
     from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend alone
 
-    from . import new_file_mode
+    from .files import new_file_mode
 
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)

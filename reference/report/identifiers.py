@@ -145,7 +145,7 @@ def _claims():
 
 
 def _errata() -> list[dict]:
-    from . import load_errata
+    from .errata import load_errata
 
     items, _problem = load_errata()
     return [e for e in (items or []) if isinstance(e, dict) and e.get("id")]
