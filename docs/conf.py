@@ -86,18 +86,6 @@ nitpick_ignore = [
     ("py:class", "sympy.core.expr.Expr"),
     ("py:class", "matplotlib.figure.Figure"),
 ]
-# TEMPORARY, not external: five references in files that are being reorganised right now
-# (reference/catalog.py, reference/martingales/__init__.py, reference/report/__init__.py).
-# Their fix is known (the two constants are undocumented, ``literal`` text; the others gain a
-# module path: :func:`~reference.martingales.backend.get_backend`,
-# :data:`~reference.catalog.VALIDITIES`); remove each entry with its fix.
-nitpick_ignore += [
-    ("py:data", "VOCABULARY"),         # reference.catalog.Entry.aliases
-    ("py:attr", "Restriction.rule"),   # comment above reference.catalog.RESTRICTION_RULES
-    ("py:func", "get_backend"),        # reference.martingales module docstring
-    ("py:data", "PROCESSES"),          # reference.martingales module docstring
-    ("py:data", "VALIDITIES"),         # reference.report.validity_counts
-]
 # private helpers (a name with a leading underscore) are not documented: a signature or a
 # "Bases:" line that names one (``_Accountant``, ``_SumFilter``, ...) shows it unlinked
 nitpick_ignore_regex = [

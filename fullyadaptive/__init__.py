@@ -36,7 +36,7 @@ README), so that code written against it does not depend on that layout.  A shor
   (:func:`reference.falsify.search.falsify`);
 * ``entries``, ``get``: the catalog of implemented results, each with its paper,
   result number, rounding direction and validity (:mod:`reference.catalog`);
-* :func:`~reference.report.provenance`, ``__version__``: which code made a number (version, git commit and
+* :func:`~reference.report.version.provenance`, ``__version__``: which code made a number (version, git commit and
   where it came from, the installed package's folder); cite them with your numbers.
 
 The folder names ``reference`` and ``symbolic`` stay importable (the proofs, tests and

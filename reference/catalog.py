@@ -167,7 +167,7 @@ def _as_seq(value) -> list:
     return list(check_seq("value", value, Domain()))
 
 
-#: The rules a machine-checkable restriction may state about one argument (:attr:`Restriction.rule`): the
+#: The rules a machine-checkable restriction may state about one argument (``Restriction.rule``): the
 #: domain it names in an error, the exact test, and a value that breaks it, built from one that satisfies it
 #: (for the catalog-wide property test ``proofs/test_catalog_invariants.py``).
 RESTRICTION_RULES: dict[str, tuple[str, Callable, Callable]] = {
@@ -311,7 +311,7 @@ class Entry:
         return {q.name: q.default for q in self.params if q.default is not None}
 
     def aliases(self) -> dict[str, str]:
-        """{shared name: this entry's parameter name} of :data:`VOCABULARY` that apply unambiguously here.
+        """{shared name: this entry's parameter name} of ``VOCABULARY`` that apply unambiguously here.
 
         ``delta`` names the entry's delta-like parameter when it is the only parameter whose
         name starts with ``delta`` and is not called ``delta`` already (``eps`` likewise).

@@ -11,7 +11,7 @@ so the largest budget whose conversion meets a target (eps, delta) is (:func:`ck
     B(alpha) = eps - log((alpha - 1)/alpha) + (log delta + log alpha)/(alpha - 1).
 
 Each eps_t-DP step is charged the Renyi divergence of eps_t-randomized response
-(mironov2017 Table II, :func:`reference.bounds.classical.rr_rdp`): every eps_t-DP mechanism is a
+(mironov2017 Table II, :func:`~reference.bounds.renyi.rr_rdp`): every eps_t-DP mechanism is a
 post-processing of RR (whitehouse2022 Lemma 3 / Kairouz-Oh-Viswanath), and Renyi divergence
 satisfies the data-processing inequality, so that charge is valid for every eps_t-DP step.
 
@@ -32,7 +32,7 @@ satisfies the data-processing inequality, so that charge is valid for every eps_
   conversion may be optimised over alpha: the budget is
   ``rho* = max_alpha (eps - log(1 - 1/alpha) + (log delta + log alpha)/(alpha - 1))/alpha``
   (:func:`zcdp_improved_budget`), and eps_t-DP steps are charged eps_t tanh(eps_t/2), the exact zCDP
-  parameter of RR (bunsteinke2016, :func:`reference.bounds.classical.rr_zcdp_rho`).
+  parameter of RR (bunsteinke2016, :func:`~reference.bounds.renyi.rr_zcdp_rho`).
 
 Decisions are exact: the sum of irrational per-step charges is compared with the rational budget
 (rounded DOWN once) by :func:`reference.precision.sign_of`.

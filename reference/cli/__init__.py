@@ -9,7 +9,7 @@
 * ``fullyadaptive report [--out DIR] [--json] [--quiet] [--no-verify]``: the report at the
   paper's setting (see :mod:`reference.report`), printed and written to ``DIR``.
 * ``fullyadaptive derive [NAME] [--latex] [--list]``: a SymPy derivation, step by step.
-* Modules in :data:`EXTENSIONS` add their own subcommands (simulations, checkers).
+* Modules in ``EXTENSIONS`` add their own subcommands (simulations, checkers).
 * ``fullyadaptive version``.
 
 Errors in the user's input exit with status 2 and a one-line message on stderr; an unexpected

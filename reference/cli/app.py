@@ -1,4 +1,4 @@
-"""The ``fullyadaptive`` command: its parser (every subcommand, :data:`EXTENSIONS` included) and :func:`main`."""
+"""The ``fullyadaptive`` command: its parser (every subcommand, ``EXTENSIONS`` included) and :func:`main`."""
 from __future__ import annotations
 
 import argparse
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
 
     Usage errors exit with status 2 and one line ``fullyadaptive <subcommand>: error: ...``;
     Ctrl-C with status 130 and one line; any other exception (RecursionError, MemoryError,
-    OverflowError, ...) with :data:`EXIT_INTERNAL` (4) and one line
+    OverflowError, ...) with ``EXIT_INTERNAL`` (4) and one line
     ``fullyadaptive <subcommand>: internal error: <type>: <message>``, its traceback only when
     the environment variable ``FULLYADAPTIVE_DEBUG`` is set to a non-empty value other than 0;
     a run longer than two seconds reports its progress on stderr

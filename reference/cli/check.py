@@ -1,10 +1,10 @@
-"""``fullyadaptive check`` and ``fullyadaptive crosscheck`` (see :data:`reference.cli.EXTENSIONS`).
+"""``fullyadaptive check`` and ``fullyadaptive crosscheck`` (see ``reference.cli.app.EXTENSIONS``).
 
 * ``check SPEC --eps E --delta D``: is the composition SPEC (eps, delta)-DP?  A certified verdict
   from :func:`reference.profiles.check.check`; exit status 0 (valid), 1 (invalid:
   anti-conservative), 3 (undecided: the certified bracket straddles the claim), 2 (bad input, or
   an input beyond a stated limit, refused with a message naming it), 4 (an internal error:
-  :func:`reference.cli.main` turns any unexpected exception into one line and status 4, so 1
+  :func:`~reference.cli.app.main` turns any unexpected exception into one line and status 4, so 1
   always means a certified anti-conservative claim).
 * ``crosscheck --peer NAME|all``: runs the golden vectors (``reference/data/vectors``) through
   each installed peer library and grades each answer against the certified interval

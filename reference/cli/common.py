@@ -39,7 +39,7 @@ def error_line(cmd: str, msg: str) -> str:
 def build_info() -> dict:
     """``{"version", "commit", "commit_source", "dirty"}`` of the running code: in every ``--json`` output.
 
-    See :func:`reference.report.build_info`.
+    See :func:`~reference.report.version.build_info`.
     """
     from ..report import build_info as _info
 

@@ -1,4 +1,4 @@
-"""The ``fullyadaptive game`` subcommand (see :data:`reference.cli.EXTENSIONS`): the game filter's certified budget.
+"""The ``fullyadaptive game`` subcommand (see ``reference.cli.app.EXTENSIONS``): the game filter's certified budget.
 
 The computation is :func:`reference.bounds.game_filter.game_budget`; the stateful filter is
 :class:`reference.accountants.game.GameFilter`.

@@ -1,4 +1,4 @@
-"""The ``fullyadaptive plan`` subcommand (see :data:`reference.cli.EXTENSIONS`): choose a filter BEFORE the interaction.
+"""The ``fullyadaptive plan`` subcommand (see ``reference.cli.app.EXTENSIONS``): choose a filter BEFORE the interaction.
 
 The workload is one cycle in the syntax of ``fullyadaptive check`` (the old plan syntax is a
 deprecated alias); the computation is :func:`reference.profiles.workload.plan_workload` (the

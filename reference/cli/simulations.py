@@ -1,4 +1,4 @@
-"""Subcommands that run simulations on arrays (see :data:`reference.cli.EXTENSIONS`).
+"""Subcommands that run simulations on arrays (see ``reference.cli.app.EXTENSIONS``).
 
 * ``fullyadaptive individual-filter``: Feldman and Zrnic's individual privacy
   filter (feldman2021 Algorithm 3 / Theorem 4.5) on noisy gradient descent for

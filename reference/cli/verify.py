@@ -1,4 +1,4 @@
-"""The ``fullyadaptive verify`` subcommand (see :data:`reference.cli.EXTENSIONS`).
+"""The ``fullyadaptive verify`` subcommand (see ``reference.cli.app.EXTENSIONS``).
 
 Runs the exact verifier (:mod:`reference.verify.engine`) of every shipped filter/odometer
 (``reference.verify.targets.TARGETS``) against the standard adaptive randomized-response

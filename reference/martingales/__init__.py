@@ -21,12 +21,12 @@ What is checked (see :mod:`.processes`, :mod:`.boundaries`, :mod:`.check`):
 * negative controls that must be rejected.
 
 Array code is written once against ``xp`` (NumPy, or CuPy with a CUDA device:
-:func:`get_backend`); fused CUDA kernels live in :mod:`.cuda`.  The CLI
+:func:`~reference.martingales.backend.get_backend`); fused CUDA kernels live in :mod:`.cuda`.  The CLI
 subcommand ``check-martingales`` is :mod:`reference.cli.martingales`.
 
 How to add a process:
   1. write its one-step ratio as ``sqrt(A2) exp(A l^2 + B l + G)`` of the step's loss l and
-     add a ``Process`` to :data:`PROCESSES` with a ``coeffs(state, law, mu, num)`` returning
+     add a ``Process`` to ``PROCESSES`` with a ``coeffs(state, law, mu, num)`` returning
      ``(A2, A, B, G)`` (``A2``, ``A`` Fractions; ``mu`` the true mean loss);
   2. add its grid to :func:`.processes.default_grid`;
   3. add a naive second route for one state to ``_second_route_expectation`` in

@@ -3,10 +3,10 @@
 Sources (published statements, already catalog entries; wrapped here in the profile interface):
 
 * homogeneous, k copies of (eps0, delta0)-DP: Kairouz, Oh, Viswanath 2015, Theorem 3.3 (arXiv
-  1311.0776), :func:`reference.bounds.classical.kov_delta` / :func:`~reference.bounds.classical.kov_eps`
+  1311.0776), :func:`~reference.bounds.optimal_composition.kov_delta` / :func:`~reference.bounds.optimal_composition.kov_eps`
   (catalog ``kairouz2015_thm3_3_delta`` / ``_eps``);
 * heterogeneous (eps_i, delta_i): Murtagh, Vadhan 2016 (the same hockey-stick sum over the exact
-  loss lattice), :func:`~reference.bounds.classical.hetero_optimal_delta` / ``_eps`` (catalog
+  loss lattice), :func:`~reference.bounds.optimal_composition.hetero_optimal_delta` / ``_eps`` (catalog
   ``murtagh2016_hetero_optimal_delta`` / ``_eps``); at most 2^22 distinct losses.
 
 Both are *exact* optimal composition: randomized response attains them, so a Bracket from here is

@@ -1,6 +1,6 @@
 """The ``fullyadaptive report``: the catalog and the paper's headline comparison at its own settings.
 
-The report evaluates, at :data:`DEFAULTS` (the setting of Whitehouse et al.:
+The report evaluates, at ``DEFAULTS`` (the setting of Whitehouse et al.:
 target ``eps = 1``, ``delta' = 1e-6``, ``delta'' = 0``, a homogeneous workload of
 ``eps0 = 0.01``-DP steps):
 
@@ -19,8 +19,11 @@ target ``eps = 1``, ``delta' = 1e-6``, ``delta'' = 0``, a homogeneous workload o
     or ``fullyadaptive report --no-verify`` leaves it out);
 (f) the errata in ``reference/data/errata.json`` (when that file exists).
 
-Every number comes from :mod:`reference.bounds.whitehouse2023` or from the exact helpers
-below; the round counts are exact decisions, not rounded values.
+Every number comes from :mod:`reference.bounds.whitehouse2023` and the other bounds modules
+(the round counts from :mod:`reference.bounds.baselines`: exact decisions, not rounded
+values).  The package re-exports the names of its modules: :mod:`.build` (the report's
+content), :mod:`.evaluate`, :mod:`.render`, :mod:`.write`, :mod:`.files`, :mod:`.errata`,
+:mod:`.version` (provenance), :mod:`.figures`, :mod:`.progress` and :mod:`.identifiers`.
 """
 from .build import DEFAULTS, build_report, validity_counts
 from .errata import ERRATA_PATH, load_errata

@@ -1,4 +1,4 @@
-"""Computing the report: every section as a JSON-ready dict, at :data:`DEFAULTS` (the setting of Whitehouse et al.).
+"""Computing the report: every section as a JSON-ready dict, at ``DEFAULTS`` (the setting of Whitehouse et al.).
 
 The sections are listed in :mod:`reference.report`; every number comes from the catalog and the
 bounds, with directed rounding; the round counts are exact decisions.
@@ -70,7 +70,7 @@ def _catalog_rows(digits: int, progress: Progress) -> list[dict]:
 
 
 def validity_counts(ents: Iterable[Entry] | None = None) -> dict[str, int]:
-    """How many catalog entries have each validity (every value of :data:`VALIDITIES`, zeros included)."""
+    """How many catalog entries have each validity (every value of :data:`~reference.catalog.VALIDITIES`, zeros included)."""
     counts = {v: 0 for v in VALIDITIES}
     for e in (entries() if ents is None else ents):
         counts[e.validity] = counts.get(e.validity, 0) + 1
@@ -229,7 +229,7 @@ def build_report(config: dict | None = None, *, progress: "bool | Progress" = Fa
 
     ``progress``: a :class:`~reference.report.progress.Progress` to drive, ``True`` for one of
     its own on stderr, ``False`` for none.  The report names the version and the git commit
-    that made it (:func:`build_info`).
+    that made it (:func:`~reference.report.version.build_info`).
     """
     cfg = {**DEFAULTS, **(config or {})}
     digits = int(cfg["digits"])

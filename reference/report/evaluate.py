@@ -15,9 +15,8 @@ def prepare_arguments(entry: Entry, given: dict[str, str]) -> tuple[dict, dict[s
     Returns ``(kwargs, texts, defaulted)``: the keyword arguments for the entry's
     function, the text of every parameter used, and the names taken from defaults.
 
-    Raises:
-        KeyError: for a name the entry does not take (the message lists the valid names).
-        ValueError: for a required parameter that was not given and has no default.
+    :raises KeyError: for a name the entry does not take (the message lists the valid names).
+    :raises ValueError: for a required parameter that was not given and has no default.
     """
     params = {p.name: p for p in entry.params}
     aliases = entry.aliases()

@@ -161,7 +161,7 @@ def renyi_alpha_data(eps0: str = "0.01", eps: str = "1", delta: str = "1e-6", po
 def verifier_delta_data(verification: dict | None = None) -> dict:
     """Certified delta achieved (worst adversary, upper end) against the delta claimed, per target, and the controls.
 
-    ``verification``: the ``"verification"`` part of a report (:func:`reference.report.build_report`),
+    ``verification``: the ``"verification"`` part of a report (:func:`~reference.report.build.build_report`),
     reused when given; otherwise the verifier runs at its defaults (about 10 s).
     """
     if verification is None:

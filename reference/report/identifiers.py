@@ -325,7 +325,7 @@ def printed_names() -> dict[str, list[str]]:
 
 
 def report_ids(rep: dict) -> list[str]:
-    """Every id a report (:func:`reference.report.build_report`) prints, in order, without repeats.
+    """Every id a report (:func:`~reference.report.build.build_report`) prints, in order, without repeats.
 
     Catalog rows, the verifier's targets, worst adversaries and negative controls, the general
     step-law table's targets, the falsifier's claims and the errata they cite, and the ledger's ids.

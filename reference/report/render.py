@@ -24,10 +24,10 @@ def _table(headers: Iterable[str], rows: Iterable[Iterable]) -> list[str]:
 
 
 def render_markdown(rep: dict, figures: list | None = None) -> str:
-    """Markdown text of a report made by :func:`build_report`.
+    """Markdown text of a report made by :func:`~reference.report.build.build_report`.
 
     ``figures``: ``[(name, relative path), ...]`` of figures written beside the report
-    (:func:`write_report` with ``figures=True``), embedded in a last section.
+    (:func:`~reference.report.write.write_report` with ``figures=True``), embedded in a last section.
     """
     s = rep["settings"]
     r = rep["rounds"]
