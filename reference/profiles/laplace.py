@@ -39,6 +39,7 @@ from functools import lru_cache
 from typing import Sequence
 
 import mpmath
+from flint import fmpq, fmpz_poly
 
 from ..catalog import Param, register
 from ..precision import DEFAULT_DPS, Domain, _ctx, certified, check, check_dps, check_seq, iv_const, mpf_to_fraction
@@ -105,36 +106,40 @@ def _spline(k: int) -> tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]:
     return tuple(out)
 
 
-def _poly_at(coeffs: Sequence[int], num: int, T: Sequence[int]) -> int:
-    """sum_m coeffs[m] num^m T[m]: with T[m] = K!/m! den^(K-m) this is (sum_m coeffs[m] x^m/m!) den^K K!, x = num/den."""
-    acc, pw = 0, 1
-    for m, b in enumerate(coeffs):
-        if b:
-            acc += b * pw * T[m]
-        pw *= num
-    return acc
+@lru_cache(maxsize=64)
+def _spline_polys(k: int) -> tuple[tuple[int, object, object, object], ...]:
+    """Per n = 1..k: (n, W+_n, W-_n, W+_n + W-_n), integer polynomials (FLINT ``fmpz_poly``) with W_m = B_m K!/m!, K = k - 1.
+
+    Then sum_m B_m x^m/m! = W(x)/K! exactly (:func:`_spline`), and FLINT evaluates W at a
+    rational x exactly (``fmpz_poly`` at ``fmpq``: integers throughout, no rounding), so every
+    exact part below is the same rational as a term-by-term sum over Fractions would give.
+    """
+    K = k - 1
+    w = [math.factorial(K) // math.factorial(m) for m in range(K + 1)]
+    out = []
+    for n, bp, bm in _spline(k):
+        wp = fmpz_poly([b * c for b, c in zip(bp, w)])
+        wm = fmpz_poly([b * c for b, c in zip(bm, w)])
+        out.append((n, wp, wm, wp + wm))
+    return tuple(out)
 
 
-def _T(K: int, den: int) -> list[int]:
-    T = [1] * (K + 1)
-    for m in range(K - 1, -1, -1):
-        T[m] = T[m + 1] * (m + 1) * den
-    return T
+def _fraction(x) -> Fraction:
+    """The FLINT rational ``x`` as a Fraction (both are kept in lowest terms: the same value, the same pair)."""
+    return Fraction(int(x.p), int(x.q))
 
 
 @lru_cache(maxsize=64)
 def _upper_ends(e0: Fraction, k: int) -> tuple[Fraction, Fraction]:
     """A = sum_n P+_n(2 n eps0), B = sum_n P-_n(2 n eps0): the antiderivatives at the upper ends u1 = k eps0 - c_n (eps-free)."""
-    K = k - 1
     p, q = e0.numerator, e0.denominator
-    Tq = _T(K, q)
-    Dq = q ** K * math.factorial(K)
-    A = B = 0
-    for n, bp, bm in _spline(k):
-        num1 = 2 * n * p
-        A += _poly_at(bp, num1, Tq)
-        B += _poly_at(bm, num1, Tq)
-    return Fraction(A, Dq), Fraction(B, Dq)
+    A = B = fmpq(0)
+    for n, wp, wm, _ in _spline_polys(k):
+        x = fmpq(2 * n * p, q)
+        A += wp(x)
+        B += wm(x)
+    f = math.factorial(k - 1)
+    return _fraction(A) / f, _fraction(B) / f
 
 
 @lru_cache(maxsize=256)
@@ -147,24 +152,21 @@ def _exact_parts(e0: Fraction, k: int, eps: Fraction):
     plus0/minus0 = {n: beta+-_{0,n}} for the n with c_n >= eps (u0 = 0; they multiply e^{-+ n eps0}),
     atoms = {i: C(k,i)} for the atoms (k - 2i) eps0 > eps.  Every P is scaled by 2^(2k).
     """
-    K = k - 1
-    p, q = e0.numerator, e0.denominator
-    ed = eps.denominator
-    den_c = ed * q
-    Tc = _T(K, den_c)
-    Dc = den_c ** K * math.factorial(K)
     A, B = _upper_ends(e0, k)
-    Cn = 0
+    # integers over the common denominator ed q: c_n = (k - 2n) p ed / (ed q), eps = en q / (ed q)
+    p, q = e0.numerator, e0.denominator
+    en, ed = eps.numerator, eps.denominator
+    pe, eq, den = p * ed, en * q, ed * q
+    Cn = fmpq(0)
     plus0, minus0 = {}, {}
-    for n, bp, bm in _spline(k):
-        cn = (k - 2 * n) * e0
-        if cn >= eps:
+    for (n, bp, bm), (_, _, _, wpm) in zip(_spline(k), _spline_polys(k)):
+        cn = (k - 2 * n) * pe
+        if cn >= eq:
             plus0[n], minus0[n] = bp[0], bm[0]
         else:
-            num0 = eps.numerator * q - (k - 2 * n) * p * ed  # (eps - c_n) * ed * q
-            Cn += _poly_at([x + y for x, y in zip(bp, bm)], num0, Tc)
-    atoms = {i: math.comb(k, i) for i in range(k + 1) if (k - 2 * i) * e0 > eps}
-    return A, B, Fraction(Cn, Dc), plus0, minus0, atoms
+            Cn += wpm(fmpq(eq - cn, den))
+    atoms = {i: math.comb(k, i) for i in range(k + 1) if (k - 2 * i) * pe > eq}
+    return A, B, _fraction(Cn) / math.factorial(k - 1), plus0, minus0, atoms
 
 
 def _delta_iv(c, e0: Fraction, k: int, eps: Fraction):
