@@ -169,6 +169,31 @@ def _exact_parts(e0: Fraction, k: int, eps: Fraction):
     return A, B, _fraction(Cn) / math.factorial(k - 1), plus0, minus0, atoms
 
 
+@lru_cache(maxsize=32)
+def _eps_free_sums(e0: Fraction, k: int, prec: int):
+    """The parts of :func:`_delta_iv` that do not depend on eps, at ``prec`` bits: E0, r = e^-eps0, 1/r, e^(k eps0/2)
+    and the prefix sums sum_{i<N} C(k,i) r^{+-i} (atoms) and sum_{n<=M} beta+-_{0,n} r^{+-n} (the u0 = 0 ends),
+    for every N and M, each accumulated in the same order and at the same precision as the term-by-term loop
+    (so the enclosures are the same intervals; an eps(delta) inversion evaluates delta(eps) ~25 times at one
+    precision)."""
+    c = _ctx(prec)
+    E0 = iv_const(c, e0)
+    r = c.exp(-E0)
+    rinv = c.exp(E0)
+    half_k = c.exp(k * E0 / 2)
+    zero = c.mpf(0)
+    ap, am = [zero], [zero]
+    for i in range(k + 1):
+        w = math.comb(k, i)
+        ap.append(ap[-1] + w * r ** i)
+        am.append(am[-1] + w * rinv ** i)
+    sp, sm = [zero], [zero]
+    for n, bp, bm in _spline(k):
+        sp.append(sp[-1] + bp[0] * r ** n)
+        sm.append(sm[-1] + bm[0] * rinv ** n)
+    return E0, r, rinv, half_k, tuple(ap), tuple(am), tuple(sp), tuple(sm)
+
+
 def _delta_iv(c, e0: Fraction, k: int, eps: Fraction):
     """Interval enclosure of delta(eps) for k-fold Laplace with eps0 = e0 (context ``c``), eps < k e0.
 
@@ -181,23 +206,15 @@ def _delta_iv(c, e0: Fraction, k: int, eps: Fraction):
     e^{+-eps/2}).
     """
     A, B, C, plus0, minus0, atoms = _exact_parts(e0, k, eps)
-    E0 = iv_const(c, e0)
+    # atoms holds i = 0..N-1 and plus0/minus0 n = 1..M (both conditions are monotone in the index), so the
+    # eps-dependent sums are prefixes of sums that depend on (eps0, k, precision) only
+    assert len(atoms) == 0 or max(atoms) == len(atoms) - 1
+    assert len(plus0) == 0 or max(plus0) == len(plus0) == len(minus0)
+    E0, r, rinv, half_k, pre_ap, pre_am, pre_sp, pre_sm = _eps_free_sums(e0, k, c.prec)
     EPS = iv_const(c, eps)
-    r = c.exp(-E0)
-    rinv = c.exp(E0)
-    half_k = c.exp(k * E0 / 2)
-    at_p = c.mpf(0)
-    at_m = c.mpf(0)
-    for i, w in atoms.items():
-        at_p += w * r ** i
-        at_m += w * rinv ** i
+    at_p, at_m = pre_ap[len(atoms)], pre_am[len(atoms)]
     atom_part = (at_p - c.exp(EPS - k * E0) * at_m) / c.mpf(2) ** k
-    sp = c.mpf(0)
-    sm = c.mpf(0)
-    for n, b in plus0.items():
-        sp += b * r ** n
-    for n, b in minus0.items():
-        sm += b * rinv ** n
+    sp, sm = pre_sp[len(plus0)], pre_sm[len(minus0)]
     spl = (half_k * (iv_const(c, A) - sp) + c.exp(EPS) / half_k * (iv_const(c, B) - sm)
            - c.exp(EPS / 2) * iv_const(c, C)) / half_k
     return atom_part + spl / c.mpf(2) ** (2 * k)
