@@ -39,7 +39,7 @@ from functools import lru_cache
 from typing import Sequence
 
 import mpmath
-from flint import fmpq, fmpz_poly
+from flint import fmpq, fmpq_poly, fmpz_poly
 
 from ..catalog import Param, register
 from ..precision import DEFAULT_DPS, Domain, _ctx, certified, check, check_dps, check_seq, iv_const, mpf_to_fraction
@@ -129,6 +129,28 @@ def _fraction(x) -> Fraction:
     return Fraction(int(x.p), int(x.q))
 
 
+#: up to this k an eps(delta) search takes the eps-dependent sum C of :func:`_exact_parts` from one precomposed
+#: polynomial: building them costs O(k^3) rational operations once (~2 ms at k = 50, ~0.15 s at k = 200), repaid
+#: over the search's ~15 evaluations; a single delta(eps) keeps the k - M evaluations (the same rational either way)
+COMPOSE_K_MAX = 200
+
+
+@lru_cache(maxsize=16)
+def _c_suffix_polys(e0: Fraction, k: int) -> tuple:
+    """R_j(x) = sum over the j largest n of (W+_n + W-_n)(x - c_n), j = 0..k (FLINT ``fmpq_poly``, exact).
+
+    The n with c_n = (k - 2n) eps0 < eps are the largest ones, so the C of :func:`_exact_parts` is
+    R_j(eps)/K! with j their count: one exact evaluation instead of j.
+    """
+    acc = fmpq_poly([])
+    out = [acc]
+    for n, _, _, wpm in reversed(_spline_polys(k)):
+        cn = (k - 2 * n) * e0
+        acc = acc + fmpq_poly(wpm)(fmpq_poly([fmpq(-cn.numerator, cn.denominator), 1]))
+        out.append(acc)
+    return tuple(out)
+
+
 @lru_cache(maxsize=64)
 def _upper_ends(e0: Fraction, k: int) -> tuple[Fraction, Fraction]:
     """A = sum_n P+_n(2 n eps0), B = sum_n P-_n(2 n eps0): the antiderivatives at the upper ends u1 = k eps0 - c_n (eps-free)."""
@@ -143,7 +165,7 @@ def _upper_ends(e0: Fraction, k: int) -> tuple[Fraction, Fraction]:
 
 
 @lru_cache(maxsize=256)
-def _exact_parts(e0: Fraction, k: int, eps: Fraction):
+def _exact_parts(e0: Fraction, k: int, eps: Fraction, composed: bool = False):
     """The exact rational parts of delta(eps) (see :func:`_delta_iv`); eps < k eps0.
 
     Returns (A, B, C, plus0, minus0, atoms):
@@ -151,6 +173,7 @@ def _exact_parts(e0: Fraction, k: int, eps: Fraction):
     C = sum over n with c_n < eps of P+_n(u0) + P-_n(u0), u0 = eps - c_n,
     plus0/minus0 = {n: beta+-_{0,n}} for the n with c_n >= eps (u0 = 0; they multiply e^{-+ n eps0}),
     atoms = {i: C(k,i)} for the atoms (k - 2i) eps0 > eps.  Every P is scaled by 2^(2k).
+    ``composed``: C from :func:`_c_suffix_polys` (one evaluation; the same rational).
     """
     A, B = _upper_ends(e0, k)
     # integers over the common denominator ed q: c_n = (k - 2n) p ed / (ed q), eps = en q / (ed q)
@@ -163,8 +186,10 @@ def _exact_parts(e0: Fraction, k: int, eps: Fraction):
         cn = (k - 2 * n) * pe
         if cn >= eq:
             plus0[n], minus0[n] = bp[0], bm[0]
-        else:
+        elif not composed:
             Cn += wpm(fmpq(eq - cn, den))
+    if composed:  # the active n are the k - M largest (c_n falls with n): one polynomial, the same rational
+        Cn = _c_suffix_polys(e0, k)[k - len(plus0)](fmpq(en, ed))
     atoms = {i: math.comb(k, i) for i in range(k + 1) if (k - 2 * i) * pe > eq}
     return A, B, _fraction(Cn) / math.factorial(k - 1), plus0, minus0, atoms
 
@@ -194,7 +219,7 @@ def _eps_free_sums(e0: Fraction, k: int, prec: int):
     return E0, r, rinv, half_k, tuple(ap), tuple(am), tuple(sp), tuple(sm)
 
 
-def _delta_iv(c, e0: Fraction, k: int, eps: Fraction):
+def _delta_iv(c, e0: Fraction, k: int, eps: Fraction, composed: bool = False):
     """Interval enclosure of delta(eps) for k-fold Laplace with eps0 = e0 (context ``c``), eps < k e0.
 
     delta = 2^-k sum_{atoms} C(k,i) (r^i - e^{eps - k eps0} r^{-i})  (r = e^{-eps0})
@@ -205,7 +230,7 @@ def _delta_iv(c, e0: Fraction, k: int, eps: Fraction):
     antiderivatives of :func:`_spline` (the exponentials at the ends are e^{+-k eps0/2}, e^{+-c_n/2},
     e^{+-eps/2}).
     """
-    A, B, C, plus0, minus0, atoms = _exact_parts(e0, k, eps)
+    A, B, C, plus0, minus0, atoms = _exact_parts(e0, k, eps, composed)
     # atoms holds i = 0..N-1 and plus0/minus0 n = 1..M (both conditions are monotone in the index), so the
     # eps-dependent sums are prefixes of sums that depend on (eps0, k, precision) only
     assert len(atoms) == 0 or max(atoms) == len(atoms) - 1
@@ -231,7 +256,7 @@ def _parse(b, k, sensitivity=1):
 
 
 @lru_cache(maxsize=256)
-def _pair(e0: Fraction, k: int, eps: Fraction, dps: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+def _pair(e0: Fraction, k: int, eps: Fraction, dps: int, composed: bool = False) -> tuple[mpmath.mpf, mpmath.mpf]:
     """Certified (lo, hi) of delta(eps), clamped to [0, 1], tight to ``dps`` digits when possible."""
     if eps >= k * e0:
         return mpmath.mpf(0), mpmath.mpf(0)
@@ -240,7 +265,7 @@ def _pair(e0: Fraction, k: int, eps: Fraction, dps: int) -> tuple[mpmath.mpf, mp
 
     def at(prec):
         c = _ctx(prec + guard)
-        v = _delta_iv(c, e0, k, eps)
+        v = _delta_iv(c, e0, k, eps, composed)
         lo, hi = v._mpi_
         return mpmath.mp.make_mpf(lo), mpmath.mp.make_mpf(hi)
 
@@ -302,21 +327,25 @@ def laplace_kfold_delta_lower(b, k, eps, *, dps: int = DEFAULT_DPS) -> mpmath.mp
 
 def _eps_pair(e0: Fraction, k: int, d: Fraction, dps: int) -> tuple[Fraction, Fraction]:
     top = k * e0
-    lo0, hi0 = _pair(e0, k, Fraction(0), 12)  # the precision of the first search phase: often decisive
+    cp = k <= COMPOSE_K_MAX
+    lo0, hi0 = _pair(e0, k, Fraction(0), dps + 5, cp)  # the precision of the search: often decisive
     if mpf_to_fraction(hi0) <= d:
         return Fraction(0), Fraction(0)
-    if mpf_to_fraction(lo0) <= d and mpf_to_fraction(_pair(e0, k, Fraction(0), dps)[1]) <= d:
+    if mpf_to_fraction(lo0) <= d and mpf_to_fraction(_pair(e0, k, Fraction(0), dps, cp)[1]) <= d:
         return Fraction(0), Fraction(0)
-    return invert_decreasing(lambda x, p: _pair(e0, k, x, p), d, Fraction(0), top, dps, start=_narrow(e0, k, d, top))
+    return invert_decreasing(lambda x, p: _pair(e0, k, x, p, cp), d, Fraction(0), top, dps,
+                             start=_narrow(e0, k, d, top, dps + 5, cp))
 
 
-def _narrow(e0: Fraction, k: int, d: Fraction, top: Fraction) -> tuple[Fraction, Fraction]:
+def _narrow(e0: Fraction, k: int, d: Fraction, top: Fraction, dps: int, composed: bool) -> tuple[Fraction, Fraction]:
     """A bracket (a, b) of eps(d) of relative width <= 1e-6 for :func:`invert_decreasing`'s first phase.
 
-    The same decisions as its bisection (the midpoint of the 12-digit enclosure of delta(m) above d
-    moves a to m, else b), with the Illinois variant of regula falsi on log delta choosing m: about
-    10 evaluations where bisection takes ~20.  Nothing here is trusted: the secant and the certified
-    outward steps of :func:`invert_decreasing` decide the returned ends.
+    The same decisions as its bisection (the midpoint of the enclosure of delta(m) above d moves a
+    to m, else b), with the Illinois variant of regula falsi on log delta choosing m: about 10
+    evaluations where bisection takes ~20.  They are taken at ``dps`` digits, the precision of the
+    secant phase, so that the eps-free sums are built once and the secant's first two evaluations
+    (at a and b) are cache hits.  Nothing here is trusted: the secant and the certified outward
+    steps of :func:`invert_decreasing` decide the returned ends.
     """
     a, b = Fraction(0), top
     log_d = math.log(d.numerator) - math.log(d.denominator)
@@ -336,7 +365,7 @@ def _narrow(e0: Fraction, k: int, d: Fraction, top: Fraction) -> tuple[Fraction,
         if t is not None:
             mf = Fraction(float(a) + t * float(b - a)).limit_denominator(1 << 40)
             m = mf if a < mf < b else m
-        lo, hi = _pair(e0, k, m, 12)
+        lo, hi = _pair(e0, k, m, dps, composed)
         mid = lo + (hi - lo) / 2
         g = float(mpmath.log(mid)) - log_d if mid > 0 else None
         if mpf_to_fraction(mid) > d:
