@@ -34,6 +34,7 @@ closed form beyond 10^7 steps) and the summed Laplace RDP.  Counts are never exp
 from __future__ import annotations
 
 import math
+import threading
 from fractions import Fraction
 from functools import lru_cache
 from typing import Sequence
@@ -194,29 +195,40 @@ def _exact_parts(e0: Fraction, k: int, eps: Fraction, composed: bool = False):
     return A, B, _fraction(Cn) / math.factorial(k - 1), plus0, minus0, atoms
 
 
+_SUMS_LOCK = threading.Lock()
+
+
 @lru_cache(maxsize=32)
 def _eps_free_sums(e0: Fraction, k: int, prec: int):
     """The parts of :func:`_delta_iv` that do not depend on eps, at ``prec`` bits: E0, r = e^-eps0, 1/r, e^(k eps0/2)
     and the prefix sums sum_{i<N} C(k,i) r^{+-i} (atoms) and sum_{n<=M} beta+-_{0,n} r^{+-n} (the u0 = 0 ends),
-    for every N and M, each accumulated in the same order and at the same precision as the term-by-term loop
-    (so the enclosures are the same intervals; an eps(delta) inversion evaluates delta(eps) ~25 times at one
-    precision)."""
+    each accumulated in the same order and at the same precision as the term-by-term loop (so the enclosures
+    are the same intervals; an eps(delta) inversion evaluates delta(eps) ~15 times at one precision).  The
+    prefix lists grow on demand (:func:`_prefix_sums`), so that a single delta(eps) pays only for its terms.
+    Intervals are kept as endpoint pairs (``_mpi_``) and rewrapped in the caller's context (its thread's)."""
     c = _ctx(prec)
     E0 = iv_const(c, e0)
-    r = c.exp(-E0)
-    rinv = c.exp(E0)
-    half_k = c.exp(k * E0 / 2)
-    zero = c.mpf(0)
-    ap, am = [zero], [zero]
-    for i in range(k + 1):
-        w = math.comb(k, i)
-        ap.append(ap[-1] + w * r ** i)
-        am.append(am[-1] + w * rinv ** i)
-    sp, sm = [zero], [zero]
-    for n, bp, bm in _spline(k):
-        sp.append(sp[-1] + bp[0] * r ** n)
-        sm.append(sm[-1] + bm[0] * rinv ** n)
-    return E0, r, rinv, half_k, tuple(ap), tuple(am), tuple(sp), tuple(sm)
+    zero = c.mpf(0)._mpi_
+    return [E0._mpi_, c.exp(-E0)._mpi_, c.exp(E0)._mpi_, c.exp(k * E0 / 2)._mpi_], [zero], [zero], [zero], [zero]
+
+
+def _prefix_sums(c, e0: Fraction, k: int, N: int, M: int):
+    """(E0, e^(k eps0/2), atom sums to N at r and at 1/r, u0 = 0 sums to M at r and at 1/r) in context ``c``."""
+    consts, ap, am, sp, sm = _eps_free_sums(e0, k, c.prec)
+    E0, r, rinv, half_k = (c.make_mpf(v) for v in consts)
+    with _SUMS_LOCK:
+        while len(ap) <= N:
+            i = len(ap) - 1
+            w = math.comb(k, i)
+            ap.append((c.make_mpf(ap[-1]) + w * r ** i)._mpi_)
+            am.append((c.make_mpf(am[-1]) + w * rinv ** i)._mpi_)
+        if len(sp) <= M:
+            spline = _spline(k)
+            while len(sp) <= M:
+                n, bp, bm = spline[len(sp) - 1]
+                sp.append((c.make_mpf(sp[-1]) + bp[0] * r ** n)._mpi_)
+                sm.append((c.make_mpf(sm[-1]) + bm[0] * rinv ** n)._mpi_)
+        return E0, half_k, c.make_mpf(ap[N]), c.make_mpf(am[N]), c.make_mpf(sp[M]), c.make_mpf(sm[M])
 
 
 def _delta_iv(c, e0: Fraction, k: int, eps: Fraction, composed: bool = False):
@@ -235,11 +247,9 @@ def _delta_iv(c, e0: Fraction, k: int, eps: Fraction, composed: bool = False):
     # eps-dependent sums are prefixes of sums that depend on (eps0, k, precision) only
     assert len(atoms) == 0 or max(atoms) == len(atoms) - 1
     assert len(plus0) == 0 or max(plus0) == len(plus0) == len(minus0)
-    E0, r, rinv, half_k, pre_ap, pre_am, pre_sp, pre_sm = _eps_free_sums(e0, k, c.prec)
+    E0, half_k, at_p, at_m, sp, sm = _prefix_sums(c, e0, k, len(atoms), len(plus0))
     EPS = iv_const(c, eps)
-    at_p, at_m = pre_ap[len(atoms)], pre_am[len(atoms)]
     atom_part = (at_p - c.exp(EPS - k * E0) * at_m) / c.mpf(2) ** k
-    sp, sm = pre_sp[len(plus0)], pre_sm[len(minus0)]
     spl = (half_k * (iv_const(c, A) - sp) + c.exp(EPS) / half_k * (iv_const(c, B) - sm)
            - c.exp(EPS / 2) * iv_const(c, C)) / half_k
     return atom_part + spl / c.mpf(2) ** (2 * k)
