@@ -23,7 +23,7 @@ cancellation (terms ~2^k e^{k eps0} for a value <= 1); it is evaluated in interv
 with the precision doubled until the enclosure is tight, so the result is certified.
 
 Limits: 1 <= k <= K_MAX = 2000 (cost O(k^2) interval operations at O(k + k eps0) bits per
-evaluation; delta(eps) takes ~0.1 s at k = 100, ~10 s at k = 500, and eps(delta) about 25
+evaluation; delta(eps) takes ~0.1 s at k = 100, ~10 s at k = 500, and eps(delta) about 15
 evaluations); eps0 <= 50.  Beyond them, and for several scales, :func:`laplace_profile_delta`
 brackets the truth, never claiming an exact value: below by the best exact one-scale
 sub-composition (dropping mechanisms is post-processing) or, for more than K_MAX steps, by the
@@ -393,7 +393,7 @@ def _narrow(e0: Fraction, k: int, d: Fraction, top: Fraction, dps: int, composed
 
 @register("sommer2019_laplace_kfold_eps", paper="sommer2019", result="Laplace PLD (Section 5), composed k-fold exactly (inverse)",
           direction="upper", summary="Smallest eps with exact k-fold Laplace(b) delta(eps) <= delta, rounded up",
-          params=(_b, _k, _delta), provenance="derived", note=_NOTE + " Inverted by bisection, secant and a certified forward check.")
+          params=(_b, _k, _delta), provenance="derived", note=_NOTE + " Inverted by regula falsi, secant and a certified forward check.")
 def laplace_kfold_eps(b, k, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """sommer2019 (privacy loss distribution of the Laplace mechanism): exact eps(delta) of k-fold Laplace(b), rounded up.
 
