@@ -32,7 +32,8 @@ EXAMPLES = [
 def _clear_caches():
     from reference.profiles import laplace
 
-    for f in (laplace._spline, laplace._upper_ends, laplace._exact_parts):
+    for f in (laplace._spline, laplace._spline_polys, laplace._upper_ends, laplace._exact_parts,
+              laplace._eps_free_sums, laplace._c_suffix_polys, laplace._pair):
         f.cache_clear()
 
 

@@ -97,7 +97,7 @@ def enclose(pair_fn: Callable[[int], tuple], bits: int, max_prec: int = 1 << 16)
 
 
 def invert_decreasing(enc: Callable[[Fraction, int], tuple], target: Fraction, lo: Fraction, hi: Fraction,
-                      dps: int) -> tuple[Fraction, Fraction]:
+                      dps: int, start: tuple[Fraction, Fraction] | None = None) -> tuple[Fraction, Fraction]:
     """Certified (e_lo, e_hi) around the root of a strictly decreasing delta(eps) = target on [lo, hi].
 
     ``enc(eps, dps)`` returns a certified enclosure (lo, hi) of delta(eps) at about ``dps``
@@ -106,9 +106,13 @@ def invert_decreasing(enc: Callable[[Fraction, int], tuple], target: Fraction, l
     delta(eps) <= target lies in (e_lo, e_hi].  Method: bisection on float midpoints of the
     enclosures at 12 digits, secant refinement at ``dps + 5`` digits, then outward steps of
     growing size until both ends are certified.  Preconditions: delta(lo) > target >= delta(hi).
+    ``start`` (a, b), lo <= a < b <= hi, replaces [lo, hi] as the bisection's first bracket (a caller's
+    faster search for it); it is not trusted: only [lo, hi] bounds the secant and the certification.
     """
     # 1. bisection at low precision
-    a, b = lo, hi
+    a, b = (lo, hi) if start is None else start
+    if not lo <= a < b <= hi:
+        raise ValueError("start must satisfy lo <= a < b <= hi")
     for _ in range(64):
         if b - a <= (abs(b) + abs(a)) * Fraction(1, 10 ** 6) or b - a < Fraction(1, 10 ** 300):
             break

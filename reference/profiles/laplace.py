@@ -23,7 +23,7 @@ cancellation (terms ~2^k e^{k eps0} for a value <= 1); it is evaluated in interv
 with the precision doubled until the enclosure is tight, so the result is certified.
 
 Limits: 1 <= k <= K_MAX = 2000 (cost O(k^2) interval operations at O(k + k eps0) bits per
-evaluation; delta(eps) takes ~0.1 s at k = 100, ~10 s at k = 500, and eps(delta) about 25
+evaluation; delta(eps) takes ~0.1 s at k = 100, ~10 s at k = 500, and eps(delta) about 15
 evaluations); eps0 <= 50.  Beyond them, and for several scales, :func:`laplace_profile_delta`
 brackets the truth, never claiming an exact value: below by the best exact one-scale
 sub-composition (dropping mechanisms is post-processing) or, for more than K_MAX steps, by the
@@ -34,11 +34,13 @@ closed form beyond 10^7 steps) and the summed Laplace RDP.  Counts are never exp
 from __future__ import annotations
 
 import math
+import threading
 from fractions import Fraction
 from functools import lru_cache
 from typing import Sequence
 
 import mpmath
+from flint import fmpq, fmpq_poly, fmpz_poly
 
 from ..catalog import Param, register
 from ..precision import DEFAULT_DPS, Domain, _ctx, certified, check, check_dps, check_seq, iv_const, mpf_to_fraction
@@ -105,40 +107,66 @@ def _spline(k: int) -> tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]:
     return tuple(out)
 
 
-def _poly_at(coeffs: Sequence[int], num: int, T: Sequence[int]) -> int:
-    """sum_m coeffs[m] num^m T[m]: with T[m] = K!/m! den^(K-m) this is (sum_m coeffs[m] x^m/m!) den^K K!, x = num/den."""
-    acc, pw = 0, 1
-    for m, b in enumerate(coeffs):
-        if b:
-            acc += b * pw * T[m]
-        pw *= num
-    return acc
+@lru_cache(maxsize=64)
+def _spline_polys(k: int) -> tuple[tuple[int, object, object, object], ...]:
+    """Per n = 1..k: (n, W+_n, W-_n, W+_n + W-_n), integer polynomials (FLINT ``fmpz_poly``) with W_m = B_m K!/m!, K = k - 1.
+
+    Then sum_m B_m x^m/m! = W(x)/K! exactly (:func:`_spline`), and FLINT evaluates W at a
+    rational x exactly (``fmpz_poly`` at ``fmpq``: integers throughout, no rounding), so every
+    exact part below is the same rational as a term-by-term sum over Fractions would give.
+    """
+    K = k - 1
+    w = [math.factorial(K) // math.factorial(m) for m in range(K + 1)]
+    out = []
+    for n, bp, bm in _spline(k):
+        wp = fmpz_poly([b * c for b, c in zip(bp, w)])
+        wm = fmpz_poly([b * c for b, c in zip(bm, w)])
+        out.append((n, wp, wm, wp + wm))
+    return tuple(out)
 
 
-def _T(K: int, den: int) -> list[int]:
-    T = [1] * (K + 1)
-    for m in range(K - 1, -1, -1):
-        T[m] = T[m + 1] * (m + 1) * den
-    return T
+def _fraction(x) -> Fraction:
+    """The FLINT rational ``x`` as a Fraction (both are kept in lowest terms: the same value, the same pair)."""
+    return Fraction(int(x.p), int(x.q))
+
+
+#: up to this k an eps(delta) search takes the eps-dependent sum C of :func:`_exact_parts` from one precomposed
+#: polynomial: building them costs O(k^3) rational operations once (~2 ms at k = 50, ~0.15 s at k = 200), repaid
+#: over the search's ~15 evaluations; a single delta(eps) keeps the k - M evaluations (the same rational either way)
+COMPOSE_K_MAX = 200
+
+
+@lru_cache(maxsize=16)
+def _c_suffix_polys(e0: Fraction, k: int) -> tuple:
+    """R_j(x) = sum over the j largest n of (W+_n + W-_n)(x - c_n), j = 0..k (FLINT ``fmpq_poly``, exact).
+
+    The n with c_n = (k - 2n) eps0 < eps are the largest ones, so the C of :func:`_exact_parts` is
+    R_j(eps)/K! with j their count: one exact evaluation instead of j.
+    """
+    acc = fmpq_poly([])
+    out = [acc]
+    for n, _, _, wpm in reversed(_spline_polys(k)):
+        cn = (k - 2 * n) * e0
+        acc = acc + fmpq_poly(wpm)(fmpq_poly([fmpq(-cn.numerator, cn.denominator), 1]))
+        out.append(acc)
+    return tuple(out)
 
 
 @lru_cache(maxsize=64)
 def _upper_ends(e0: Fraction, k: int) -> tuple[Fraction, Fraction]:
     """A = sum_n P+_n(2 n eps0), B = sum_n P-_n(2 n eps0): the antiderivatives at the upper ends u1 = k eps0 - c_n (eps-free)."""
-    K = k - 1
     p, q = e0.numerator, e0.denominator
-    Tq = _T(K, q)
-    Dq = q ** K * math.factorial(K)
-    A = B = 0
-    for n, bp, bm in _spline(k):
-        num1 = 2 * n * p
-        A += _poly_at(bp, num1, Tq)
-        B += _poly_at(bm, num1, Tq)
-    return Fraction(A, Dq), Fraction(B, Dq)
+    A = B = fmpq(0)
+    for n, wp, wm, _ in _spline_polys(k):
+        x = fmpq(2 * n * p, q)
+        A += wp(x)
+        B += wm(x)
+    f = math.factorial(k - 1)
+    return _fraction(A) / f, _fraction(B) / f
 
 
 @lru_cache(maxsize=256)
-def _exact_parts(e0: Fraction, k: int, eps: Fraction):
+def _exact_parts(e0: Fraction, k: int, eps: Fraction, composed: bool = False):
     """The exact rational parts of delta(eps) (see :func:`_delta_iv`); eps < k eps0.
 
     Returns (A, B, C, plus0, minus0, atoms):
@@ -146,28 +174,64 @@ def _exact_parts(e0: Fraction, k: int, eps: Fraction):
     C = sum over n with c_n < eps of P+_n(u0) + P-_n(u0), u0 = eps - c_n,
     plus0/minus0 = {n: beta+-_{0,n}} for the n with c_n >= eps (u0 = 0; they multiply e^{-+ n eps0}),
     atoms = {i: C(k,i)} for the atoms (k - 2i) eps0 > eps.  Every P is scaled by 2^(2k).
+    ``composed``: C from :func:`_c_suffix_polys` (one evaluation; the same rational).
     """
-    K = k - 1
-    p, q = e0.numerator, e0.denominator
-    ed = eps.denominator
-    den_c = ed * q
-    Tc = _T(K, den_c)
-    Dc = den_c ** K * math.factorial(K)
     A, B = _upper_ends(e0, k)
-    Cn = 0
+    # integers over the common denominator ed q: c_n = (k - 2n) p ed / (ed q), eps = en q / (ed q)
+    p, q = e0.numerator, e0.denominator
+    en, ed = eps.numerator, eps.denominator
+    pe, eq, den = p * ed, en * q, ed * q
+    Cn = fmpq(0)
     plus0, minus0 = {}, {}
-    for n, bp, bm in _spline(k):
-        cn = (k - 2 * n) * e0
-        if cn >= eps:
+    for (n, bp, bm), (_, _, _, wpm) in zip(_spline(k), _spline_polys(k)):
+        cn = (k - 2 * n) * pe
+        if cn >= eq:
             plus0[n], minus0[n] = bp[0], bm[0]
-        else:
-            num0 = eps.numerator * q - (k - 2 * n) * p * ed  # (eps - c_n) * ed * q
-            Cn += _poly_at([x + y for x, y in zip(bp, bm)], num0, Tc)
-    atoms = {i: math.comb(k, i) for i in range(k + 1) if (k - 2 * i) * e0 > eps}
-    return A, B, Fraction(Cn, Dc), plus0, minus0, atoms
+        elif not composed:
+            Cn += wpm(fmpq(eq - cn, den))
+    if composed:  # the active n are the k - M largest (c_n falls with n): one polynomial, the same rational
+        Cn = _c_suffix_polys(e0, k)[k - len(plus0)](fmpq(en, ed))
+    atoms = {i: math.comb(k, i) for i in range(k + 1) if (k - 2 * i) * pe > eq}
+    return A, B, _fraction(Cn) / math.factorial(k - 1), plus0, minus0, atoms
 
 
-def _delta_iv(c, e0: Fraction, k: int, eps: Fraction):
+_SUMS_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=32)
+def _eps_free_sums(e0: Fraction, k: int, prec: int):
+    """The parts of :func:`_delta_iv` that do not depend on eps, at ``prec`` bits: E0, r = e^-eps0, 1/r, e^(k eps0/2)
+    and the prefix sums sum_{i<N} C(k,i) r^{+-i} (atoms) and sum_{n<=M} beta+-_{0,n} r^{+-n} (the u0 = 0 ends),
+    each accumulated in the same order and at the same precision as the term-by-term loop (so the enclosures
+    are the same intervals; an eps(delta) inversion evaluates delta(eps) ~15 times at one precision).  The
+    prefix lists grow on demand (:func:`_prefix_sums`), so that a single delta(eps) pays only for its terms.
+    Intervals are kept as endpoint pairs (``_mpi_``) and rewrapped in the caller's context (its thread's)."""
+    c = _ctx(prec)
+    E0 = iv_const(c, e0)
+    zero = c.mpf(0)._mpi_
+    return [E0._mpi_, c.exp(-E0)._mpi_, c.exp(E0)._mpi_, c.exp(k * E0 / 2)._mpi_], [zero], [zero], [zero], [zero]
+
+
+def _prefix_sums(c, e0: Fraction, k: int, N: int, M: int):
+    """(E0, e^(k eps0/2), atom sums to N at r and at 1/r, u0 = 0 sums to M at r and at 1/r) in context ``c``."""
+    consts, ap, am, sp, sm = _eps_free_sums(e0, k, c.prec)
+    E0, r, rinv, half_k = (c.make_mpf(v) for v in consts)
+    with _SUMS_LOCK:
+        while len(ap) <= N:
+            i = len(ap) - 1
+            w = math.comb(k, i)
+            ap.append((c.make_mpf(ap[-1]) + w * r ** i)._mpi_)
+            am.append((c.make_mpf(am[-1]) + w * rinv ** i)._mpi_)
+        if len(sp) <= M:
+            spline = _spline(k)
+            while len(sp) <= M:
+                n, bp, bm = spline[len(sp) - 1]
+                sp.append((c.make_mpf(sp[-1]) + bp[0] * r ** n)._mpi_)
+                sm.append((c.make_mpf(sm[-1]) + bm[0] * rinv ** n)._mpi_)
+        return E0, half_k, c.make_mpf(ap[N]), c.make_mpf(am[N]), c.make_mpf(sp[M]), c.make_mpf(sm[M])
+
+
+def _delta_iv(c, e0: Fraction, k: int, eps: Fraction, composed: bool = False):
     """Interval enclosure of delta(eps) for k-fold Laplace with eps0 = e0 (context ``c``), eps < k e0.
 
     delta = 2^-k sum_{atoms} C(k,i) (r^i - e^{eps - k eps0} r^{-i})  (r = e^{-eps0})
@@ -178,24 +242,14 @@ def _delta_iv(c, e0: Fraction, k: int, eps: Fraction):
     antiderivatives of :func:`_spline` (the exponentials at the ends are e^{+-k eps0/2}, e^{+-c_n/2},
     e^{+-eps/2}).
     """
-    A, B, C, plus0, minus0, atoms = _exact_parts(e0, k, eps)
-    E0 = iv_const(c, e0)
+    A, B, C, plus0, minus0, atoms = _exact_parts(e0, k, eps, composed)
+    # atoms holds i = 0..N-1 and plus0/minus0 n = 1..M (both conditions are monotone in the index), so the
+    # eps-dependent sums are prefixes of sums that depend on (eps0, k, precision) only
+    assert len(atoms) == 0 or max(atoms) == len(atoms) - 1
+    assert len(plus0) == 0 or max(plus0) == len(plus0) == len(minus0)
+    E0, half_k, at_p, at_m, sp, sm = _prefix_sums(c, e0, k, len(atoms), len(plus0))
     EPS = iv_const(c, eps)
-    r = c.exp(-E0)
-    rinv = c.exp(E0)
-    half_k = c.exp(k * E0 / 2)
-    at_p = c.mpf(0)
-    at_m = c.mpf(0)
-    for i, w in atoms.items():
-        at_p += w * r ** i
-        at_m += w * rinv ** i
     atom_part = (at_p - c.exp(EPS - k * E0) * at_m) / c.mpf(2) ** k
-    sp = c.mpf(0)
-    sm = c.mpf(0)
-    for n, b in plus0.items():
-        sp += b * r ** n
-    for n, b in minus0.items():
-        sm += b * rinv ** n
     spl = (half_k * (iv_const(c, A) - sp) + c.exp(EPS) / half_k * (iv_const(c, B) - sm)
            - c.exp(EPS / 2) * iv_const(c, C)) / half_k
     return atom_part + spl / c.mpf(2) ** (2 * k)
@@ -211,7 +265,8 @@ def _parse(b, k, sensitivity=1):
     return e0, kk
 
 
-def _pair(e0: Fraction, k: int, eps: Fraction, dps: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+@lru_cache(maxsize=256)
+def _pair(e0: Fraction, k: int, eps: Fraction, dps: int, composed: bool = False) -> tuple[mpmath.mpf, mpmath.mpf]:
     """Certified (lo, hi) of delta(eps), clamped to [0, 1], tight to ``dps`` digits when possible."""
     if eps >= k * e0:
         return mpmath.mpf(0), mpmath.mpf(0)
@@ -220,7 +275,7 @@ def _pair(e0: Fraction, k: int, eps: Fraction, dps: int) -> tuple[mpmath.mpf, mp
 
     def at(prec):
         c = _ctx(prec + guard)
-        v = _delta_iv(c, e0, k, eps)
+        v = _delta_iv(c, e0, k, eps, composed)
         lo, hi = v._mpi_
         return mpmath.mp.make_mpf(lo), mpmath.mp.make_mpf(hi)
 
@@ -282,14 +337,63 @@ def laplace_kfold_delta_lower(b, k, eps, *, dps: int = DEFAULT_DPS) -> mpmath.mp
 
 def _eps_pair(e0: Fraction, k: int, d: Fraction, dps: int) -> tuple[Fraction, Fraction]:
     top = k * e0
-    if mpf_to_fraction(_pair(e0, k, Fraction(0), dps)[1]) <= d:
+    cp = k <= COMPOSE_K_MAX
+    lo0, hi0 = _pair(e0, k, Fraction(0), dps + 5, cp)  # the precision of the search: often decisive
+    if mpf_to_fraction(hi0) <= d:
         return Fraction(0), Fraction(0)
-    return invert_decreasing(lambda x, p: _pair(e0, k, x, p), d, Fraction(0), top, dps)
+    if mpf_to_fraction(lo0) <= d and mpf_to_fraction(_pair(e0, k, Fraction(0), dps, cp)[1]) <= d:
+        return Fraction(0), Fraction(0)
+    return invert_decreasing(lambda x, p: _pair(e0, k, x, p, cp), d, Fraction(0), top, dps,
+                             start=_narrow(e0, k, d, top, dps + 5, cp))
+
+
+def _narrow(e0: Fraction, k: int, d: Fraction, top: Fraction, dps: int, composed: bool) -> tuple[Fraction, Fraction]:
+    """A bracket (a, b) of eps(d) of relative width <= 1e-6 for :func:`invert_decreasing`'s first phase.
+
+    The same decisions as its bisection (the midpoint of the enclosure of delta(m) above d moves a
+    to m, else b), with the Illinois variant of regula falsi on log delta choosing m: about 10
+    evaluations where bisection takes ~20.  They are taken at ``dps`` digits, the precision of the
+    secant phase, so that the eps-free sums are built once and the secant's first two evaluations
+    (at a and b) are cache hits.  Nothing here is trusted: the secant and the certified outward
+    steps of :func:`invert_decreasing` decide the returned ends.
+    """
+    a, b = Fraction(0), top
+    log_d = math.log(d.numerator) - math.log(d.denominator)
+    ga = gb = None  # log delta - log d at a (> 0) and at b (<= 0); None: not known (b = top, delta = 0)
+    side = 0
+    for _ in range(64):
+        if b - a <= (abs(b) + abs(a)) * Fraction(1, 10 ** 6) or b - a < Fraction(1, 10 ** 300):
+            break
+        m = (a + b) / 2
+        t = None
+        if ga is not None and gb is not None and ga > gb:
+            t = min(max(ga / (ga - gb), 1e-3), 1 - 1e-3)  # the zero of the line through (a, ga), (b, gb)
+        elif ga is not None and b == top:
+            # the zero of the chord of delta itself from (a, delta(a)) to (top, 0): delta is ~ linear near top
+            # (the atom 2^-k at k eps0), and where it decays faster the chord's zero lies beyond the root
+            t = min(max(-math.expm1(-ga), 1e-3), 1 - 1e-15)
+        if t is not None:
+            mf = Fraction(float(a) + t * float(b - a)).limit_denominator(1 << 40)
+            m = mf if a < mf < b else m
+        lo, hi = _pair(e0, k, m, dps, composed)
+        mid = lo + (hi - lo) / 2
+        g = float(mpmath.log(mid)) - log_d if mid > 0 else None
+        if mpf_to_fraction(mid) > d:
+            a, ga = m, g
+            if side == -1 and gb is not None:
+                gb /= 2
+            side = -1
+        else:
+            b, gb = m, g
+            if side == 1 and ga is not None:
+                ga /= 2
+            side = 1
+    return a, b
 
 
 @register("sommer2019_laplace_kfold_eps", paper="sommer2019", result="Laplace PLD (Section 5), composed k-fold exactly (inverse)",
           direction="upper", summary="Smallest eps with exact k-fold Laplace(b) delta(eps) <= delta, rounded up",
-          params=(_b, _k, _delta), provenance="derived", note=_NOTE + " Inverted by bisection, secant and a certified forward check.")
+          params=(_b, _k, _delta), provenance="derived", note=_NOTE + " Inverted by regula falsi, secant and a certified forward check.")
 def laplace_kfold_eps(b, k, delta, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     """sommer2019 (privacy loss distribution of the Laplace mechanism): exact eps(delta) of k-fold Laplace(b), rounded up.
 
