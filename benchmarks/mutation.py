@@ -22,7 +22,7 @@ collection error gives):
 
 Before the mutants, each distinct selection runs once on the unmutated copy (its baseline).
 
-Run (the whole list: 100 mutants and 68 baselines, all killed; about 7 minutes of wall time measured on the
+Run (the whole list: 101 mutants and 68 baselines, all killed; about 7 minutes of wall time measured on the
 project's two cores while a test run loaded them)::
 
     python benchmarks/mutation.py                  # every mutant; a table of outcomes per module
@@ -225,6 +225,12 @@ MUTANTS = (
            "math.floor(eps / self.h) - self.base",
            ("tests/test_sgm_pld.py", "-k", "quadrature or eps_bracket_ends")),
     # -- check: verdicts and the routes of mixtures ------------------------------------------------
+    Mutant("check_binary_lower_always_skipped", "dropped term",
+           "check never computes the binary lower end of a subsampled-Gaussian item, also where the PLD cannot answer",
+           "reference/profiles/check.py",
+           "    low = not _pld_decides(pld)\n",
+           "    low = False\n",
+           ("tests/test_sgm_pld.py", "-k", "binary_lower")),
     Mutant("check_tight_from_inexact_bracket", "dropped term",
            "check prints 'valid and tight' from an inexact bracket (the exactness condition dropped)",
            "reference/profiles/check.py",

@@ -211,3 +211,19 @@ def test_wide_windows_keep_both_ends_tight():
     assert mpmath.mpf(49000) < b.lo < b.hi < mpmath.mpf(51000)
     assert (b.hi - b.lo) / b.hi < mpmath.mpf("0.02")
     assert C.delta_upper_exact(F(b.hi)) <= Fraction(1, 10 ** 5) < C.delta_lower_exact(F(b.lo))
+
+
+def test_binary_lower_end_only_where_the_pld_does_not_decide():
+    """check skips the binary lower end (seconds at k = 1e5) when the PLD bracket decides to 1%, and keeps it where the
+    PLD cannot answer (k beyond its K_MAX): there it is the only lower end (a dropped lower end would read 0)."""
+    from reference.profiles.check import _pld_decides
+
+    q, s, k, d = "0.01", "1.1", 10000, "1e-5"
+    full = sgm.sgm_eps_bracket(q, s, k, d, dps=20)
+    upper_only = sgm.sgm_eps_bracket(q, s, k, d, dps=20, lower=False)
+    assert upper_only.lo == 0 and upper_only.hi == full.hi and "not requested" in upper_only.lo_source
+    b = profile(f"subsampled-gaussian:q={q},sigma={s}x{k}", "eps", d)
+    assert "PLD" in b.lo_source and b.lo > full.lo  # the PLD's lower end, tighter than the binary one
+    assert not _pld_decides(None)
+    beyond = profile("subsampled-gaussian:q=0.0001,sigma=1x2000000", "eps", "1e-5")  # k > sgm_pld.K_MAX
+    assert m.K_MAX < 2000000 and beyond.lo > mpmath.mpf("0.4") and "binary" in beyond.lo_source

@@ -475,19 +475,29 @@ def _tighter(a: Bracket, b: Bracket | None) -> Bracket:
     return Bracket(a.quantity, min(lo, hi), hi, False, "bracket", lo_source=lo_src, hi_source=hi_src)
 
 
+def _pld_decides(b: Bracket | None) -> bool:
+    """Whether a PLD bracket is finite and within 1% relative: then the binary lower end (seconds at k = 1e5, never
+    tighter there) is not computed."""
+    return (b is not None and mpmath.isfinite(b.hi) and b.hi > 0 and b.lo > 0
+            and b.hi - b.lo <= b.hi * mpmath.mpf("0.01"))
+
+
 def _sgm_single(s: Step, quantity: str, at: Fraction, dps: int) -> Bracket:
-    """One subsampled-Gaussian item within the routes' limits: the RDP / binary bracket, tightened by the PLD."""
+    """One subsampled-Gaussian item within the routes' limits: the RDP / binary bracket, tightened by the PLD (the
+    binary lower end only where the PLD bracket does not decide to 1%)."""
     q, sigma = s.p("q"), s.p("sigma")
+    pld = _sgm_pld(s, quantity, at)
+    low = not _pld_decides(pld)
     if quantity == "eps":
-        return _tighter(sgm.sgm_eps_bracket(q, sigma, s.count, at, dps=dps), _sgm_pld(s, quantity, at))
+        return _tighter(sgm.sgm_eps_bracket(q, sigma, s.count, at, dps=dps, lower=low), pld)
     try:
-        b = sgm.sgm_delta_bracket(q, sigma, s.count, at, dps=dps)
+        b = sgm.sgm_delta_bracket(q, sigma, s.count, at, dps=dps, lower=low)
     except RecursionError:
         # sgm_delta_lower_binary (k > 5000) recurses in mpmath's interval loggamma when eps exceeds the
         # thresholded composition's largest loss, where that lower end is 0; keep the upper end
         b = Bracket("delta", mpmath.mpf(0), sgm.sgm_delta(q, sigma, s.count, at, dps=dps), False, "bracket",
                     lo_source="0 (trivial)", hi_source=sgm.SOURCE_UP)
-    return _tighter(b, _sgm_pld(s, quantity, at))
+    return _tighter(b, pld)
 
 
 def _sgm_tv(steps, dps: int) -> mpmath.mpf:

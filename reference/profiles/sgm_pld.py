@@ -1307,7 +1307,10 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
     else:
         tl = check("tail", tail, U01)
     if grid_bits is None and (d is not None or eps_hint is not None):
-        bits = max(1, bits - 2)  # a pilot at a quarter of the rule's cost: its width sizes the grid (below)
+        # a pilot at a quarter of the rule's cost, its width sizes the grid (below); but never coarser than twice the
+        # step's loss spread, where the optimistic buckets cannot resolve the step and its lower end collapses
+        sd = min(_sd_estimate(float(q), float(s))[1] for q, s, _ in ph)
+        bits = max(1, min(bits, max(bits - 2, math.ceil(-_D.log2(2 * sd)))))
     C = _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
     for _ in range(3 if grid_bits is None else 0):
         # refine (at most three times) from the bracket itself while it is wider than the target (the rule of thumb

@@ -65,6 +65,7 @@ QDOM = Domain.half_open_unit()  # (0, 1]
 ADOM = Domain(lo=Fraction(2), hi=Fraction(MAX_ORDER * 4), lo_closed=True, hi_closed=True, integer=True)
 KDOM = Domain(lo=Fraction(1), hi=Fraction(K_MAX), lo_closed=True, hi_closed=True, integer=True)
 SOURCE_UP = "mironov2019 Sec. 3.3 (integer-order RDP) + balle2020hyp Thm 21 (improved conversion, best integer order)"
+SOURCE_NO_LOWER = "0 (trivial: the binary lower end was not requested)"
 SOURCE_LO = "binary post-processing of each step, exact Bin(k,p1) vs Bin(k,p0) hockey-stick (data processing; derived)"
 
 
@@ -618,30 +619,35 @@ def sgm_delta_lower_binary(q, sigma, k, eps, *, dps: int = 20) -> tuple[mpmath.m
 
 
 
-def sgm_delta_bracket(q, sigma, k, eps, *, dps: int = DEFAULT_DPS) -> Bracket:
+def sgm_delta_bracket(q, sigma, k, eps, *, dps: int = DEFAULT_DPS, lower: bool = True) -> Bracket:
     """Certified bracket of delta(eps) of k-fold Poisson-subsampled Gaussian (module docstring); ``exact`` False."""
     dps = check_dps(dps)
     qq, s, kk = _parse(q, sigma, k)
     e = check("eps", eps, NN)
     hi, hi_source = _upper_delta(qq, s, kk, e, dps)
+    if not lower:
+        return Bracket("delta", mpmath.mpf(0), hi, False, "bracket", lo_source=SOURCE_NO_LOWER, hi_source=hi_source)
     lo, tau = sgm_delta_lower_binary(qq, s, kk, e, dps=min(dps, 30))
     return Bracket("delta", min(lo, hi), hi, False, "bracket", lo_source=SOURCE_LO + f" (tau = {float(tau):.6g})",
                    hi_source=hi_source)
 
 
-def sgm_eps_bracket(q, sigma, k, delta, *, dps: int = DEFAULT_DPS) -> Bracket:
+def sgm_eps_bracket(q, sigma, k, delta, *, dps: int = DEFAULT_DPS, lower: bool = True) -> Bracket:
     """Certified bracket of eps(delta) of k-fold Poisson-subsampled Gaussian; ``exact`` False.
 
     Upper end: the smaller of :func:`sgm_eps` (best integer order) and :func:`sgm_eps_continuous`
     (a rational order near the continuous optimum), ``hi_source`` naming the one used.  Lower end:
     the largest eps on a float grid below the integer-order upper end whose certified binary lower
-    bound on delta(eps) exceeds delta (then eps(delta) > that eps).
+    bound on delta(eps) exceeds delta (then eps(delta) > that eps).  ``lower=False`` skips that
+    search (seconds at k = 1e5) and returns the trivial lower end 0, for callers holding a tighter one.
     """
     dps = check_dps(dps)
     qq, s, kk = _parse(q, sigma, k)
     d = check("delta", delta, U)
     hi_int, order = _int_eps(qq, s, kk, d, dps)
     hi, hi_source = _upper_eps(qq, s, kk, d, dps, hi_int, order)
+    if not lower:
+        return Bracket("eps", mpmath.mpf(0), hi, False, "bracket", lo_source=SOURCE_NO_LOWER, hi_source=hi_source)
     fh = float(hi_int)  # the lower end's search is as before the continuous orders (its result does not move)
     # float search for the largest eps with binary delta(eps) > delta, then certify it
     lo_f, hi_f = 0.0, fh
