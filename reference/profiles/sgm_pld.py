@@ -1150,10 +1150,13 @@ def _sd_estimate(q: float, s: float) -> tuple[float, float]:
 
 def choose_bits(phases, eps_scale: float, precision=DEFAULT_PRECISION, delta: float = 1e-6) -> int:
     """The grid exponent for a request: both ends converge at second order, the bracket's width about K h^2 (in eps,
-    measured), so h = sqrt(0.8 precision x eps_scale / K), clamped to [0, 30] and to the memory budget (a float choice:
-    it affects tightness and cost, never validity).  ``delta`` is accepted for the callers' convention."""
+    measured), so h = sqrt(0.8 precision x eps_scale / K), at most twice the step's loss spread, clamped to [0, 30] and
+    to the memory budget (a float choice: it affects tightness and cost, never validity).  ``delta`` is accepted for
+    the callers' convention."""
     K = sum(int(p[2]) for p in phases)
     h = math.sqrt(0.8 * float(precision) * max(eps_scale, 0.05) / K)
+    # never coarser than twice the step's loss spread: there the optimistic buckets cannot resolve a step
+    h = min(h, 2 * min(_sd_estimate(float(q), float(s))[1] for q, s, _ in phases))
     bits = int(min(30, max(0, math.ceil(-_D.log2(h)))))
     span = _span(phases)
     while bits > 0 and span * 2 ** bits > MAX_LEN * 3 / 4:
