@@ -16,6 +16,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reference.catalog import get as get_entry
 from reference.profiles import sgm_pld as m
@@ -306,3 +308,20 @@ def test_step_masses_carry_only_the_final_rounding(q, s, bits):
     V = st.P
     excess = sum(_vals(V)) * Fraction(1, 1 << F) - st.piP[1]
     assert -Fraction(1, 1 << (F - 8)) <= excess <= Fraction(2 * (V.n + 1), 1 << F)  # two ceilings per entry
+
+
+@settings(max_examples=30, deadline=None)
+@given(q=st.fractions(min_value=Fraction(1, 1000), max_value=1, max_denominator=1000),
+       s=st.fractions(min_value=Fraction(3, 10), max_value=5, max_denominator=100),
+       bits=st.integers(min_value=4, max_value=9),
+       eps=st.fractions(min_value=0, max_value=4, max_denominator=64))
+def test_both_ends_hold_on_general_inputs(q, s, bits, eps):
+    """The falsifier's search for this theorem: sampling rate, noise, grid and eps drawn at random (coarse grids, where
+    every error term of both ends is largest), the one-step closed form at 40 digits must lie between the ends."""
+    C = m.sgm_pld(q, s, 1, grid_bits=bits)
+    with mpmath.workdps(60):
+        args = [mpmath.mpf(x.numerator) / x.denominator for x in (q, s, eps)]
+    t = Fraction(mpmath.nstr(_truth1(*args), 45))
+    slack = t * Fraction(1, 10 ** 30) + Fraction(1, 10 ** 40)
+    assert C.delta_lower_exact(eps) <= t + slack, (q, s, bits, eps)
+    assert t <= C.delta_upper_exact(eps) + slack, (q, s, bits, eps)
