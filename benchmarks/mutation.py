@@ -22,7 +22,7 @@ collection error gives):
 
 Before the mutants, each distinct selection runs once on the unmutated copy (its baseline).
 
-Run (the whole list: 101 mutants and 68 baselines, all killed; about 7 minutes of wall time measured on the
+Run (the whole list: 107 mutants and 68 baselines, all killed; about 7 minutes of wall time measured on the
 project's two cores while a test run loaded them)::
 
     python benchmarks/mutation.py                  # every mutant; a table of outcomes per module
@@ -225,6 +225,43 @@ MUTANTS = (
            "math.floor(eps / self.h) - self.base",
            ("tests/test_sgm_pld.py", "-k", "quadrature or eps_bracket_ends")),
     # -- check: verdicts and the routes of mixtures ------------------------------------------------
+    # -- modules the layout split created: one planted slip each --------------------------------------
+    Mutant("renyi_gaussian_rdp_half_dropped", "dropped term",
+           "the Gaussian mechanism's Renyi curve alpha D^2/(2 sigma^2) loses its factor 1/2 (bounds.renyi)",
+           "reference/bounds/renyi.py",
+           "    return rational(a * D * D / (2 * s * s), \"exact\", dps)\n",
+           "    return rational(a * D * D / (s * s), \"exact\", dps)\n",
+           ("tests/test_feldman2021.py", "tests/test_classical.py")),
+    Mutant("rdp_to_dp_log_delta_sign", "sign",
+           "the standard RDP -> DP conversion adds log(1/delta)/(alpha - 1) with the wrong sign (bounds.rdp_to_dp)",
+           "reference/bounds/rdp_to_dp.py",
+           "    return certified(lambda c, a, e, d: e - c.log(d) / (a - 1), (a, e, d), \"upper\", dps)\n",
+           "    return certified(lambda c, a, e, d: e + c.log(d) / (a - 1), (a, e, d), \"upper\", dps)\n",
+           ("tests/test_feldman2021.py", "tests/test_classical.py")),
+    Mutant("kov_closed_form_sqrt_halved", "dropped term",
+           "the KOV closed form's third branch uses sqrt(k log(1/dt)) instead of sqrt(2 k log(1/dt)) (bounds.optimal_composition)",
+           "reference/bounds/optimal_composition.py",
+           "e * c.sqrt(-2 * kq * c.log(dt))",
+           "e * c.sqrt(-kq * c.log(dt))",
+           ("tests/test_classical.py", "tests/test_vectors.py")),
+    Mutant("collect_forgets_game_filter", "dropped term",
+           "the catalog's collector no longer imports the game filter's module: its entries vanish (reference.collect)",
+           "reference/collect.py",
+           "    from .bounds import game_filter  # noqa: F401  (the game-certified filter budget)\n",
+           "",
+           ("tests/test_vectors.py",)),
+    Mutant("cli_internal_error_reads_as_verdict", "off-by-one",
+           "an internal error exits 1, the code of an anti-conservative verdict (cli.app)",
+           "reference/cli/app.py",
+           "        pass\n    return EXIT_INTERNAL\n",
+           "        pass\n    return 1\n",
+           ("tests/test_check_robustness.py",)),
+    Mutant("report_files_private_mode", "rounding direction",
+           "files written through a temporary name keep mode 0600 instead of 0o666 & ~umask (report.files)",
+           "reference/report/files.py",
+           "    return 0o666 & ~_umask()\n",
+           "    return 0o600\n",
+           ("tests/test_cli.py", "-k", "mode or umask or permission")),
     Mutant("check_binary_lower_always_skipped", "dropped term",
            "check never computes the binary lower end of a subsampled-Gaussian item, also where the PLD cannot answer",
            "reference/profiles/check.py",
