@@ -1404,8 +1404,8 @@ _eps = Param("eps", NN, default="1", doc="target epsilon >= 0")
           params=(_q, _sigma, _k, _eps), provenance="derived",
           note="Dominating pairs of Zhu-Dong-Wang 2022 (both orders), pessimistic split discretisation (Doroshenko et al. "
                "2022) on the grid 2^-bits chosen from eps, bucket masses in Arb ball arithmetic, exact integer composition "
-               "(FLINT) with every rounding directed; the lower end (sgm_pld_delta_bracket(...).lo) adds an Azuma-Hoeffding "
-               "correction. Proof: reference/profiles/sgm_pld.py docstring, proof-tested in proofs/test_sgm_pld_certified.py. "
+               "(FLINT) with every rounding directed; the lower end (sgm_pld_delta_bracket(...).lo) composes a bucketing with "
+               "grid likelihood ratios (certified deviation, atoms shrunk, products rounded down, read at eps + k dev). Proof: reference/profiles/sgm_pld.py docstring, proof-tested in proofs/test_sgm_pld_certified.py. "
                "Bit-identical on every machine.",
           validity="valid")
 def sgm_pld_delta(q, sigma, k, eps, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
