@@ -232,7 +232,7 @@ MUTANTS = (
            "    return rational(a * D * D / (2 * s * s), \"exact\", dps)\n",
            "    return rational(a * D * D / (s * s), \"exact\", dps)\n",
            ("tests/test_feldman2021.py", "tests/test_classical.py")),
-    Mutant("rdp_to_dp_log_delta_sign", "sign",
+    Mutant("rdp_to_dp_log_delta_sign", "rounding direction",
            "the standard RDP -> DP conversion adds log(1/delta)/(alpha - 1) with the wrong sign (bounds.rdp_to_dp)",
            "reference/bounds/rdp_to_dp.py",
            "    return certified(lambda c, a, e, d: e - c.log(d) / (a - 1), (a, e, d), \"upper\", dps)\n",
