@@ -372,3 +372,24 @@ def test_calibrated_renyi_alpha_after_run():
     worst = max(mpf_to_fraction(verify(t, adv, 16).hi) for adv in default_adversaries(t, F(1, 4), 16).values())
     worst_fixed = max(mpf_to_fraction(verify(fixed, adv, 16).hi) for adv in default_adversaries(fixed, F(1, 4), 16).values())
     assert worst_fixed <= worst <= F(1, 10)  # the union admits more, yet the verifier cannot call it invalid here
+
+
+@settings(max_examples=30)
+@given(st.sampled_from([F(3, 2), F(2), F(4), F(33, 4)]),
+       st.lists(st.tuples(st.sampled_from([F(1, 100), F(1, 16), F(3, 32), F(1, 2), F(2)]), st.integers(1, 400)),
+                min_size=1, max_size=3, unique_by=lambda r: r[0]),
+       st.sampled_from([-1, 1]))
+def test_admission_decides_within_a_hair_of_the_exact_sum(alpha, runs, side):
+    """calibrated_renyi_admits on budgets 1e-40 (relative) on either side of the exact charge sum: the cached fast
+    path may only decide where its enclosure does; inside it the exact refinement must.  Second route: the closed form
+    D_alpha(RR_e) = log((e^{alpha e} + e^{(1 - alpha) e}) / (1 + e^e)) / (alpha - 1) at 110 digits."""
+    from reference.bounds.calibrated import calibrated_renyi_admits
+
+    def mp(x):
+        return mpmath.mpf(x.numerator) / x.denominator
+
+    a = mp(alpha)
+    S = mpmath.fsum(k * mpmath.log((mpmath.exp(a * mp(e)) + mpmath.exp((1 - a) * mp(e))) / (1 + mpmath.exp(mp(e))))
+                    / (a - 1) for e, k in runs)
+    B = mpf_to_fraction(S * (1 + side * mpmath.mpf(10) ** -40))
+    assert calibrated_renyi_admits(alpha, B, runs) is (side > 0)

@@ -24,7 +24,8 @@ def _table(results) -> str:
             prob = f"{ce['probability_decimal']} > {ce['promised_decimal']}"
         elif r.worst and "value_upper" in r.worst:  # the optimal adversary's exact worst value, certified both ways
             w = r.worst
-            prob = f"worst in [{w['value_lower']}, {w['value_upper']}] <= {w['allowed']} (optimal adversary)"
+            prob = (f"worst in [{w['value_lower']}, {w['value_upper']}] <= {w['allowed']} (optimal adversary"
+                    + ("; restricted horizon: the game may be larger)" if w.get("restriction") else ")"))
         elif r.worst:
             w = r.worst
             prob = f"worst {w.get('value', w.get('P(|L| > 2 eps)', '?'))} <= {w.get('allowed', w.get('claimed', '?'))}"
@@ -34,8 +35,11 @@ def _table(results) -> str:
                 if "runs" in sp else f"{sp.get('laws', 0)} laws")
         if "optimal_adversary" in sp:
             g = sp["optimal_adversary"]["probes"]
+            skipped = sum(x.get("menus_skipped", 0) for x in g)
             size = (f"optimal adversary on {sum(x['menus'] for x in g)} menus of "
-                    f"{len({v for x in g for v in x['menu_values']})} step values" + ("; " + size if "runs" in sp else ""))
+                    f"{len({v for x in g for v in x['menu_values']})} step values"
+                    + (f" ({skipped} menus not searched: state space over the limit)" if skipped else "")
+                    + ("; " + size if "runs" in sp else ""))
         say = d["catalog_says"] + (" (control)" if r.claim.control else "")
         lines.append(f"| {d['claim']} | {say} | {d['verdict']} | {prob} | {size} | {'yes' if d['agrees_with_catalog'] else 'NO'} |")
     return "\n".join(lines)
@@ -49,7 +53,8 @@ def _detail(r) -> str:
         if "menu" in ce:
             out.append(f"  target {ce['target']} ({ce.get('target_description', '')}), adversary {ce['adversary']} "
                        f"(backward induction, replayed in the exact verifier), menu eps = {{{', '.join(ce['menu'])}}}, "
-                       f"horizon {ce['horizon']}; game value <= {ce['game_value_upper']}")
+                       f"horizon {ce['horizon']}; game value <= {ce['game_value_upper']}"
+                       + (f" ({ce['restriction']})" if ce.get("restriction") else ""))
         elif "laws" in ce:
             out.append(f"  target {ce['target']}, adversary {ce['adversary']}, horizon {ce['horizon']}")
             for i, law in enumerate(ce["laws"]):

@@ -591,7 +591,7 @@ def _add_into(rec: list, o: int, v: np.ndarray) -> None:
 
 
 @cites(W22, "Theorem 1", "Theorem 2", "Lemma 3")
-def verify(target: Target, adversary: Adversary, rounds: int, *, retry: bool = True,
+def verify(target: Target, adversary: Adversary, rounds: Optional[int] = None, *, max_V=None, retry: bool = True,
            progress: Optional[Callable[[int, int], None]] = None) -> VerifierResult:
     """whitehouse2022 Theorems 1-2 via Lemma 3: certified enclosure of the delta a target achieves against an adversary.
 
@@ -606,11 +606,22 @@ def verify(target: Target, adversary: Adversary, rounds: int, *, retry: bool = T
 
     ``retry`` (default True): a refused choice is replaced by the admitted item of largest eps not
     above it (a predictable probe; the interaction stops if there is none).
-    Preconditions: integer rounds >= 1; menu deltas > 0 only if ``target.supports_delta``.
+
+    ``max_V`` replaces the horizon derived from ``rounds``: paths with ``V <= max_V`` (a
+    nonnegative rational), or ``math.inf`` for none at all (filters only: the filter's refusals
+    and the adversary's stops end every path; use it to replay a policy of
+    :func:`reference.verify.game.optimal_adversary` computed on the target's own horizon, whose
+    :class:`~reference.verify.game.PolicyAdversary` stops outside its finite table).  A horizon
+    is a stop of the adversary, so the enclosure is always that of an actual analyst.
+    Preconditions: exactly one of ``rounds`` (integer >= 1) and ``max_V``; menu deltas > 0 only if
+    ``target.supports_delta``.
     Rounding: see the module docstring (rigorous a-posteriori float bound).  ``progress(done, j_max)``
     is called with the current V index.
     """
-    rounds = int(check("rounds", rounds, Domain.integers_from(1)))
+    if (rounds is None) == (max_V is None):
+        raise ValueError(f"give exactly one of rounds and max_V, found rounds={rounds!r}, max_V={max_V!r}")
+    if rounds is not None:
+        rounds = int(check("rounds", rounds, Domain.integers_from(1)))
     if not isinstance(target, Target):
         raise TypeError(f"target must be a Target, found {type(target).__name__}")
     if not isinstance(adversary, Adversary):
@@ -621,7 +632,16 @@ def verify(target: Target, adversary: Adversary, rounds: int, *, retry: bool = T
     t0 = time.perf_counter()
     target.bind(menu)
     M = len(menu)
-    u, w_unit, a, dd, J = _lattice(menu, rounds)
+    if rounds is not None:
+        u, w_unit, a, dd, J = _lattice(menu, rounds)
+    else:
+        u, w_unit, a, dd, _ = _lattice(menu, 1)
+        if isinstance(max_V, float) and max_V == math.inf:
+            if target.kind != "filter":
+                raise ValueError(f"max_V = inf needs a filter target (an odometer never stops a path), found {target.kind}")
+            J = math.inf
+        else:
+            J = math.floor(check("max_V", max_V, _NN) / (u * u))
     counts_mode = target.stat == "counts"
     c = iv_context(120)
     probs = [_trans(e, d, c) for e, d in menu]
@@ -678,8 +698,10 @@ def verify(target: Target, adversary: Adversary, rounds: int, *, retry: bool = T
     keyof = {0: (0, 0, (0,) * M if counts_mode else None)}
     seq = 1
     nkeys = 0
+    last_j = 0
     while heap:
         j, _, sid = heapq.heappop(heap)
+        last_j = j
         key = keyof.pop(sid)
         rec = pending.pop(key)
         _, m, x = key
@@ -787,7 +809,7 @@ def verify(target: Target, adversary: Adversary, rounds: int, *, retry: bool = T
     hi_m = mpmath.mpf(libmp.from_rational(hi.numerator, hi.denominator, 64, "c"))
     lo_m = mpmath.mpf(libmp.from_rational(lo.numerator, lo.denominator, 64, "f"))
     if progress is not None:
-        progress(J, J)
+        progress(J, J) if J != math.inf else progress(last_j, last_j)
     return VerifierResult(target.name, adversary.name, target.kind, target.eps, target.allowed, lo_m, hi_m, nkeys,
                           cells, max_rounds, D, float(D * UNIT_ROUNDOFF / one_m), time.perf_counter() - t0,
                           float_value=float(math.fsum(acc_hi)),

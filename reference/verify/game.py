@@ -32,7 +32,10 @@ Two engines
   is an upper bound; the lower bound subtracts the (Ville + Hoeffding) probability of leaving.
 * :func:`optimal_adversary`: any :class:`reference.verify.engine.Target` filter, keys as in
   :func:`reference.verify.engine.verify` (V = sum eps^2, plus the count vector when the target
-  needs it), every reachable loss kept (no truncation).  It returns the upper bound and the argmax
+  needs it), every reachable loss kept (no truncation).  Its horizon is the target's own by
+  default (every path the filter admits, so no menu item is pruned: the value is monotone in the
+  menu); an explicit cap on rounds is reported with the number of admitted steps it cut, and a
+  capped value is labelled as the restricted game's.  It returns the upper bound and the argmax
   policy as an :class:`~reference.verify.engine.Adversary`; replaying it in :func:`reference.verify.engine.verify` (which
   drives the target's own exact decisions) gives the certified lower bound.
 
@@ -110,7 +113,16 @@ class TablePolicy(Adversary):
 
 @dataclass
 class OptimalResult:
-    """Result of :func:`optimal_adversary`: the certified upper end of the game value and the argmax policy."""
+    """Result of :func:`optimal_adversary`: the certified upper end of the game value and the argmax policy.
+
+    ``max_V`` is the horizon the game was computed under (``None``: the target's own, every path
+    the filter admits; a Fraction: paths with sum eps^2 <= max_V) and ``cut`` the number of
+    (state, item) pairs the filter admitted but the horizon cut.  ``complete`` (``cut == 0``) means
+    that no admitted step was pruned: ``upper`` is then an upper bound of the game on the whole
+    menu, every horizon included.  Otherwise ``upper`` bounds only the game restricted to
+    ``max_V`` (itself a *lower* bound of the unrestricted game), and :attr:`restriction` says so;
+    callers must print that label beside the value.
+    """
 
     target: str
     eps: Fraction
@@ -123,6 +135,21 @@ class OptimalResult:
     adversary: "PolicyAdversary"
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+    max_V: Optional[Fraction] = None
+    cut: int = 0
+
+    @property
+    def complete(self) -> bool:
+        """True when no admitted step was cut by the horizon (the value is the game's on the whole menu)."""
+        return self.cut == 0
+
+    @property
+    def restriction(self) -> str:
+        """``""`` when complete, else the restriction the value was computed under (to print beside it)."""
+        if self.complete:
+            return ""
+        return (f"restricted to paths with sum eps^2 <= {self.max_V} ({self.cut} admitted steps cut by the horizon): "
+                f"the value bounds the restricted game only; the game on this menu may be larger")
 
 
 @cites(W22, "Lemma 3 (an adaptive analyst on a finite menu)")
@@ -148,25 +175,42 @@ class PolicyAdversary(Adversary):
 @cites(W22, "Lemma 3 (conditional randomized response, with the reveal outcome for delta_n > 0)",
        "Theorem 1 (filter semantics)")
 @cites(K15, "Theorem 3.3 (randomized response dominates every (eps, delta)-DP step)")
-def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_000,
+def optimal_adversary(target: Target, menu, rounds: Optional[int] = None, *, max_V=None, max_keys: int = 200_000,
                       max_cells: int = MAX_CELLS) -> OptimalResult:
     """The best adaptive analyst on ``menu`` against a filter target, by backward induction.
 
     Contract: over every deterministic adaptive policy choosing menu items (or stopping) from the
-    full transcript, subject to the target's exact decisions (``target.admits``) and to the
-    verifier's horizon (paths with V <= rounds * (min eps)^2), returns the certified upper end of
-    the largest hockey-stick divergence at ``target.eps`` of the stopped transcript, and the
-    argmax policy as a :class:`PolicyAdversary` (replay it with :func:`~reference.verify.engine.verify` for the certified
-    lower end: that is the value of an actual analyst).  An (eps, delta) item with delta > 0 is
-    conditional RR_{eps, delta} (whitehouse2022 Lemma 3): with probability delta it reveals the
-    input (the loss is +inf: payoff 1 whatever follows), otherwise it is RR_eps.  Keys are
-    (j, m, counts) with V = j u^2, delta spent = m w, and counts only when ``target.stat ==
-    "counts"``: the target's decision depends on nothing else.
-    Preconditions: a filter target; menu deltas > 0 only if ``target.supports_delta``; integer
-    rounds >= 1.  Rounding: module docstring, with three roundings per level when an item
-    has delta > 0; no truncation (every reachable loss is kept).
+    full transcript, subject to the target's exact decisions (``target.admits``), returns the
+    certified upper end of the largest hockey-stick divergence at ``target.eps`` of the stopped
+    transcript, and the argmax policy as a :class:`PolicyAdversary` (replay it with
+    :func:`~reference.verify.engine.verify` at ``max_V=result.max_V`` for the certified lower end:
+    that is the value of an actual analyst).
+
+    Horizon.  ``rounds=None`` (the default): the target's own horizon, every path the filter
+    admits is explored (no menu item is pruned); the exploration is finite because a filter
+    refuses eventually, and a filter that admits more than ``max_keys`` states is refused with a
+    ``ValueError`` (not searched), never truncated.  An integer ``rounds`` caps the paths at
+    sum eps^2 <= rounds x (largest menu eps)^2, which contains every path of at most ``rounds``
+    steps, so no item is pruned at the root; ``max_V`` (a nonnegative rational, exclusive with
+    ``rounds``) caps sum eps^2 directly.  Every admitted step a cap cuts is counted in
+    ``result.cut``, and the result is labelled (:attr:`OptimalResult.restriction`) unless the
+    cap never bound.  The value is monotone in the menu and in ``rounds`` (a larger menu or
+    horizon only adds policies).
+
+    An (eps, delta) item with delta > 0 is conditional RR_{eps, delta} (whitehouse2022 Lemma 3):
+    with probability delta it reveals the input (the loss is +inf: payoff 1 whatever follows),
+    otherwise it is RR_eps.  Keys are (j, m, counts) with V = j u^2, delta spent = m w, and
+    counts only when ``target.stat == "counts"``: the target's decision depends on nothing else.
+    Preconditions: a filter target; menu deltas > 0 only if ``target.supports_delta``; rounds
+    None or an integer >= 1.  Rounding: module docstring, with three roundings per level when an
+    item has delta > 0; no truncation of the loss (every reachable loss is kept).
     """
-    rounds = int(check("rounds", rounds, Domain.integers_from(1)))
+    if rounds is not None:
+        rounds = int(check("rounds", rounds, Domain.integers_from(1)))
+        if max_V is not None:
+            raise ValueError(f"give at most one of rounds and max_V, found rounds={rounds}, max_V={max_V!r}")
+    if max_V is not None:
+        max_V = check("max_V", max_V, Domain.nonnegative())
     if not isinstance(target, Target) or target.kind != "filter":
         raise ValueError(f"target must be a filter Target, found {target!r}")
     menu = _menu(menu)
@@ -177,7 +221,15 @@ def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_
     t0 = time.perf_counter()
     target.bind(menu)
     M = len(menu)
-    u, w_unit, a, dd, J = _lattice(menu, rounds)  # the verifier's lattice and horizon: the policy replays on it
+    u, w_unit, a, dd, _ = _lattice(menu, 1)
+    if rounds is not None:
+        J = rounds * max(a) ** 2          # V cap in units of u^2: every path of at most `rounds` steps
+    elif max_V is not None:
+        J = math.floor(max_V / (u * u))
+    else:
+        J = None                          # the target's own horizon
+    max_V = None if J is None else J * u * u
+    cut = 0
     counts_mode = target.stat == "counts"
     memo = target.__dict__.setdefault("_verifier_memo", {})
 
@@ -204,7 +256,10 @@ def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_
             ch = []
             for i in range(M):
                 j2 = j + a[i] ** 2
-                if j2 > J or not admitted(j, m, x, i):
+                if not admitted(j, m, x, i):
+                    continue
+                if J is not None and j2 > J:
+                    cut += 1   # admitted but beyond the explicit cap: counted, and the result is labelled
                     continue
                 x2 = (x[:i] + (x[i] + 1,) + x[i + 1:]) if counts_mode else None
                 k2 = (j2, m + dd[i], x2)
@@ -214,7 +269,10 @@ def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_
                     nxt.append(k2)
                     order.append(k2)
                     if len(seen) > max_keys:
-                        raise ValueError(f"more than max_keys = {max_keys} filter states: use a smaller menu or fewer rounds")
+                        raise ValueError(f"more than max_keys = {max_keys} filter states on this menu"
+                                         + (" (the target's own horizon: the filter admits that many states)" if J is None
+                                            else f" within sum eps^2 <= {max_V}")
+                                         + ": not searched (use a smaller menu, a cap on rounds, or a larger max_keys)")
             children[key] = ch
         frontier = nxt
     order.sort(key=lambda kk: kk[0])
@@ -257,7 +315,7 @@ def optimal_adversary(target: Target, menu, rounds: int, *, max_keys: int = 200_
     hi = min(Fraction(1), cert_hi(raw, 2 * D))  # 3 roundings per level (4 with the reveal term) <= 2 x 2
     adv = PolicyAdversary(menu, policy, counts_mode, name=f"game-optimal[{','.join(_item(e, d) for e, d in menu)}]")
     return OptimalResult(target.name, target.eps, menu, hi, raw, len(order), cells, D, adv, time.perf_counter() - t0,
-                         {"u": str(u), "J": J})
+                         {"u": str(u), "J": J}, max_V, cut)
 
 
 def _item(e: Fraction, d: Fraction) -> str:

@@ -11,6 +11,13 @@ The planted rules are plausible slips a developer could make; each is false, and
   ceiling (a step just under 2g costs what g costs).
 * :class:`ConversionBackwardsTarget`: a Renyi filter at a fixed order whose budget adds the
   conversion term instead of subtracting it (eps + log(1/delta)/(alpha-1)).
+* :class:`ChargeNearestTarget`: the game filter rounding eps_t/g to the *nearest* grid point
+  (right on the grid; wrong only for steps between grid points, e.g. 1.25 g charged as g).
+* :class:`ChargeClampedTarget`: the game filter whose cost table is looked up at its last entry
+  for steps above eps_max instead of refusing them (right on the menu; wrong only above it).
+
+The last two misbehave only off the filter's own menu: a search restricted to the menu, or to a
+horizon that prunes large steps, cannot see them.
 
 Not planted: a Renyi filter admitting while *some* order of a list fits its own calibrated budget
 (the order chosen after the run).  It is not covered by any theorem, but it is not refutable at
@@ -31,7 +38,7 @@ from ..precision import mpf_to_fraction
 from .engine import AccState, Target
 
 __all__ = ["GameFilterTarget", "BudgetPlusOneTarget", "SumSquaresAtKOVTarget", "ChargeRoundedDownTarget",
-           "ConversionBackwardsTarget"]
+           "ConversionBackwardsTarget", "ChargeNearestTarget", "ChargeClampedTarget"]
 
 W22, F21 = "whitehouse2022", "feldman2021"
 
@@ -65,7 +72,11 @@ class GameFilterTarget(Target):
         self.description = f"GameFilter(eps={self.eps}, delta={self.delta}, grid={self.grid}; B* = {self.obj.budget})"
 
     def bind(self, menu):
-        on = all((e / self.grid).denominator == 1 and int(e / self.grid) in self.obj._gb.steps for e, _ in menu)
+        # items above eps_max are refused in every state (admits), so they never enter V: only the admissible ones
+        # decide whether V / grid^2 is the spent charge
+        top = self.obj._p["eps_max"]
+        on = all((e / self.grid).denominator == 1 and int(e / self.grid) in self.obj._gb.steps
+                 for e, _ in menu if e <= top)
         self.stat = "V" if on else "counts"
 
     def budget(self) -> int:
@@ -161,3 +172,53 @@ class ConversionBackwardsTarget(Target):
     def admits(self, state, e, d):
         s = sum((c * self._charge(x) for x, c in state.eps_counts().items()), Fraction(0))
         return s + self._charge(e) <= self.B
+
+
+@cites(W22, "Theorem 1 (broken on purpose)")
+class ChargeNearestTarget(GameFilterTarget):
+    """Planted false rule: the game filter charging (g round(eps_t/g))^2 units (nearest grid point, at least one unit).
+
+    Identical to the shipped filter on its grid; between grid points it undercharges (1.25 g costs
+    what g costs), so only a menu with off-grid steps refutes it.
+    """
+
+    def __init__(self, eps=1, delta=Fraction(1, 100), grid=Fraction(1, 8), name="NC_game_charge_nearest"):
+        super().__init__(eps, delta, grid, name=name)
+        self.description = f"GameFilter charging round(eps_t/g)^2 (planted); B* = {self.obj.budget}"
+
+    def bind(self, menu):
+        self.stat = "counts"
+
+    def _near(self, e: Fraction) -> int:
+        return max(1, math.floor(e / self.grid + Fraction(1, 2))) ** 2
+
+    def admits(self, state, e, d):
+        if e > self.obj._p["eps_max"]:
+            return False
+        spent = sum((c * self._near(x) for x, c in state.eps_counts().items()), 0)
+        return spent + self._near(e) <= self.obj.budget
+
+
+@cites(W22, "Theorem 1 (broken on purpose)")
+class ChargeClampedTarget(GameFilterTarget):
+    """Planted false rule: the game filter whose charge is read from its cost table clamped at the last entry.
+
+    Steps up to eps_max are charged exactly as the shipped filter charges them; a step above
+    eps_max is charged (eps_max/g)^2 units instead of being refused, so only a menu with a step
+    above the filter's largest admissible item refutes it.
+    """
+
+    def __init__(self, eps=1, delta=Fraction(1, 100), grid=Fraction(1, 8), name="NC_game_charge_clamped"):
+        super().__init__(eps, delta, grid, name=name)
+        self.description = (f"GameFilter charging steps above eps_max = {self.obj._p['eps_max']} as eps_max (planted); "
+                            f"B* = {self.obj.budget}")
+
+    def bind(self, menu):
+        self.stat = "counts"
+
+    def _clamped(self, e: Fraction) -> int:
+        return self.obj.charge(min(e, self.obj._p["eps_max"]))
+
+    def admits(self, state, e, d):
+        spent = sum((c * self._clamped(x) for x, c in state.eps_counts().items()), 0)
+        return spent + self._clamped(e) <= self.obj.budget
