@@ -560,6 +560,12 @@ MUTANTS = (
            '    rows.sort(key=lambda r: -r["rounds"])\n',
            '    rows.sort(key=lambda r: r["rounds"])\n',
            ("tests/test_plan.py",)),
+    Mutant("planner_game_row_skips_a_refused_step", "off-by-one",
+           "the planner's game-filter count walks past a refused charge and admits a later, smaller one (continue for break)",
+           "reference/bounds/planner.py",
+           "        if c > rem:\n            break\n",
+           "        if c > rem:\n            continue\n",
+           ("tests/test_plan_replay.py",)),
     # -- the falsifier --------------------------------------------------------------------------------------
     Mutant("falsify_dp_test_strict", "off-by-one",
            "the exact DP test refuses a step whose reveal mass equals delta (pS < delta for pS <= delta)",
