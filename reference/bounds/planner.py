@@ -339,8 +339,8 @@ def plan(eps, delta, workload) -> dict:
 
     Returns ``{"eps", "delta", "workload", "optimal", "optimal_source", "rows", "recommended", "note"}``; each row has
     ``key, filter, cite, rounds, percent_of_optimal, params, accountant``.  Rows are sorted by rounds (most first).
-    ``accountant`` (:data:`FILTERS`) names the stateful filter and its exact parameters: built so and fed the cycle
-    until it refuses, it admits exactly ``rounds`` steps (``tests/test_plan_replay.py``).
+    ``accountant`` (:data:`reference.bounds.planner.FILTERS`) names the stateful filter and its exact parameters:
+    built so and fed the cycle until it refuses, it admits exactly ``rounds`` steps (``tests/test_plan_replay.py``).
     Preconditions: eps > 0, 0 < delta < 1; ``workload`` a string (module docstring) or a sequence of :class:`Step`.
     """
     from ..bounds.baselines import percent_of_optimal
