@@ -151,3 +151,56 @@ def test_the_falsifiers_random_adversaries_stop_sometimes():
         assert 1 / 16 <= stops / len(picks) <= 1 / 4, (adv.name, stops, len(picks))
         assert {p for p in picks if p is not None} == {0, 1}
         assert adv.choose(0, _F(1), acc, 0) is not None  # the first step is always taken
+
+
+class _AdmitFirst(E.Target):
+    """A planted filter: admits the first ``k`` steps whatever they are, and promises ``delta`` at eps = 1/4."""
+
+    kind, stat, supports_delta = "filter", "counts", False
+    name = "admit_first_k"
+    eps = F(1, 4)
+
+    def __init__(self, k: int, delta: F):
+        self.k, self.delta = k, delta
+
+    def admits(self, state, e, d):
+        return sum(state.counts) < self.k
+
+
+def _just_below(x: mpmath.mpf, factor: str) -> F:
+    """A rational a little below x / factor (12 digits): the promise the planted target makes."""
+    with mpmath.workdps(60):
+        return F(int(mpmath.floor(x / mpmath.mpf(factor) * 10 ** 12)), 10 ** 12)
+
+
+@pytest.mark.parametrize("factor", ["1.01", "1.03", "1.05"])
+def test_a_small_certified_excess_over_the_promise_is_a_violation(factor):
+    """The engine reports every certified excess: a planted filter whose stopped transcript (3 steps of a 1/2-RR law at
+    eps = 1/4) has a hockey-stick divergence 1.01-1.05 times its promise is violated (value > allowed exactly; no slack
+    factor such as 1.1 may hide it), and the search turns it into a certified counterexample.  Second route: the exact
+    transcript law summed at 60 digits.  Negative control: a promise just above the divergence is not violated."""
+    r = rational_below_exp(F(1, 2))
+    law = StepLaw((r / (1 + r), 1 / (1 + r)), (1 / (1 + r), r / (1 + r)), F(1, 2), F(0))
+    exact = _naive_hockey(law, 3, F(1, 4))
+    promise = _just_below(exact, factor)
+    out = E.run(_AdmitFirst(3, promise), (law,), E.Homogeneous(0), 3)
+    assert out.allowed == promise
+    assert out.violated and out.value > promise
+    assert out.value < promise * F(11, 10)  # the excess is under 10%: a 1.1 slack would miss it
+    with mpmath.workdps(60):
+        assert mpmath.mpf(out.value.numerator) / out.value.denominator <= exact
+    above = _just_below(exact, "0.999999")
+    ok = E.run(_AdmitFirst(3, above), (law,), E.Homogeneous(0), 3)
+    assert ok.upper < above and not ok.violated
+
+    # through the search: a planted claim whose one probe holds that law (re-checked 1/2-DP by the probe)
+    from reference.falsify.claims import Claim
+
+    probe = Probe(lambda: _AdmitFirst(3, promise), [(F(1, 2), F(0))], "dp", 3, max_laws=0, label="planted",
+                  extra=lambda e, d: [law])
+    assert [(x.p, x.q) for x in probe.laws()] == [(law.p, law.q)]
+    claim = Claim("NC-PLANTED-SMALL-EXCESS", "planted: a filter promising a little less than its divergence", "test",
+                  (), "dp", "dp", "false", lambda deep: [probe], control=True)
+    res = S._search(claim, False)
+    assert res.found and F(res.counterexample["probability_lower"]) > promise
+    assert F(res.counterexample["promised"]) == promise

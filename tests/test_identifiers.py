@@ -153,3 +153,51 @@ def test_the_commands_accept_catalog_ids(capsys):
                        "--rounds", "20", "--no-general", "--no-progress", "--json")
     assert rc == 0, err
     assert [r["target"] for r in json.loads(out)["rows"]] == ["R16_basic_filter"]
+
+
+def _readme_filter_names() -> set[str]:
+    """The filter names the README prints: class names (``...Filter``, ``...Odometer``) and keys (``..._filter``)."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    return set(re.findall(r"\b([A-Z][A-Za-z0-9]*(?:Filter|Odometer)(?:AsPrinted)?)\b", text)) | \
+        set(re.findall(r"\b([a-z][a-z0-9_]*_filter)\b", text))
+
+
+def test_describe_accepts_every_filter_name_the_plan_and_the_readme_print(capsys):
+    """``describe`` takes a stateful filter's class name, and every name the plan prints for a row (its key, its printed
+    name, the class its accountant names), and resolves each to the catalog entries behind that class."""
+    from reference import accountants
+    from reference.accountants.base import _Accountant
+    from reference.bounds.planner import plan
+    from reference.report.identifiers import ACCOUNTANT_CATALOG_IDS
+
+    classes = [n for n in accountants.__all__ if isinstance(getattr(accountants, n), type)
+               and issubclass(getattr(accountants, n), _Accountant)]
+    assert set(classes) == set(ACCOUNTANT_CATALOG_IDS)  # every shipped filter and odometer is mapped
+    for ids in ACCOUNTANT_CATALOG_IDS.values():
+        assert all(i in CATALOG for i in ids), ids
+    for name in classes:
+        r = resolve(name)
+        assert r.canonical == name and r.entry is None and r.catalog_ids == ACCOUNTANT_CATALOG_IDS[name]
+    rows = plan(1, "1e-6", "rr:0.05;rr:0.01")["rows"]
+    assert {r["key"] for r in rows} >= {"game_filter", "gdp_filter", "calibrated_renyi_filter"}
+    for row in rows:
+        cls = row["accountant"]["class"]
+        for name in (row["key"], row["filter"], cls):
+            rc, out, err = run(capsys, "describe", name)
+            assert rc == 0 and err == "", (name, err)
+            assert out.startswith(f"{cls}:") and ", ".join(ACCOUNTANT_CATALOG_IDS[cls]) in out, (name, out[:200])
+    readme = _readme_filter_names()
+    assert {"GameFilter", "DPFilter", "game_filter"} <= readme
+    for name in sorted(readme):
+        rc, _, err = run(capsys, "describe", name)
+        assert rc == 0, (name, err)
+    rc, out, _ = run(capsys, "describe", "game_filter", "--json")
+    d = json.loads(out)
+    assert rc == 0 and d["id"] == "GameFilter" and d["roles"] == ["filter name", "stateful filter"]
+    assert d["catalog_ids"] == ["whitehouse2022_game_filter_budget", "whitehouse2022_game_filter_rounds"]
+    # negative control: a misspelt class name is refused, with the class among the close matches
+    rc, out, err = run(capsys, "describe", "GameFiltre")
+    assert rc == 2 and out == "" and "'GameFilter'" in err

@@ -34,9 +34,26 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Sequence
 
-__all__ = ["Step", "parse_workload", "plan", "render_plan"]
+__all__ = ["Step", "parse_workload", "plan", "render_plan", "FILTERS"]
 
 MAX_COUNT = 10 ** 6  # a step repeated more than this in one cycle is refused (the cycle is explicit)
+
+#: Each row's key -> (the name the plan prints, the stateful filter of :mod:`reference.accountants` whose exact rule the
+#: row counts).  A row carries ``row["accountant"] = {"class": ..., "params": {...}}`` (exact decimal strings): that
+#: filter, built with those parameters and fed the cycle, admits exactly ``row["rounds"]`` steps; ``None`` where the
+#: class does not charge every step kind of the cycle (the calibrated filters take eps-DP steps only).
+FILTERS = {
+    "gdp_filter": ("Gaussian-DP filter", "GaussianDPFilter"),
+    "calibrated_zcdp_filter": ("calibrated zCDP filter", "CalibratedZCDPFilter"),
+    "calibrated_renyi_filter": ("calibrated Renyi filter", "CalibratedRenyiFilter"),
+    "whitehouse_filter": ("Whitehouse et al. filter", "DPFilter"),
+    "feldman_zrnic_filter": ("Feldman-Zrnic DP filter", "RenyiDPFilter"),
+    "game_filter": ("game-certified filter", "GameFilter"),
+}
+
+
+def _accountant(key: str, **params) -> dict:
+    return {"class": FILTERS[key][1], "params": {k: str(v) for k, v in params.items()}}
 
 
 @dataclass(frozen=True)
@@ -164,8 +181,9 @@ def _rules(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> list[dict]:
     guess = int(mu_star ** 2 / _float_charge(cycle, lambda s: float(mus[s]) ** 2))
     n_gdp = _count(lambda runs: gdp_filter_admits(sum((c * mus[s] ** 2 for s, c in runs.items()), Fraction(0)), eps, delta),
                    cycle, guess)
-    rows.append({"key": "gdp_filter", "filter": "Gaussian-DP filter", "cite": "smith2022 (arXiv 2210.17520)",
-                 "rounds": n_gdp, "params": f"mu* = {mu_star:.6g}; eps-DP steps charged 2 Phi^-1(e^eps/(1+e^eps))"})
+    rows.append({"key": "gdp_filter", "filter": FILTERS["gdp_filter"][0], "cite": "smith2022 (arXiv 2210.17520)",
+                 "rounds": n_gdp, "params": f"mu* = {mu_star:.6g}; eps-DP steps charged 2 Phi^-1(e^eps/(1+e^eps))",
+                 "accountant": _accountant("gdp_filter", eps=eps, delta=delta)})
 
     # --- calibrated zCDP filter (feldman2021 Remark 4.4 + CKS20 Prop. 12) ------
     rho = zcdp_improved_budget_q(eps, delta)
@@ -185,8 +203,9 @@ def _rules(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> list[dict]:
     def zc(s):
         return float(s.value) ** 2 / 2 if s.kind == "gdp" else float(s.value) * math.tanh(float(s.value) / 2)
     n_z = _count(zcdp_fits, cycle, int(float(rho) / _float_charge(cycle, zc)))
-    rows.append({"key": "calibrated_zcdp_filter", "filter": "calibrated zCDP filter",
-                 "cite": "feldman2021 Remark 4.4 + canonne2020 Prop. 12", "rounds": n_z, "params": f"rho* = {float(rho):.6g}"})
+    rows.append({"key": "calibrated_zcdp_filter", "filter": FILTERS["calibrated_zcdp_filter"][0],
+                 "cite": "feldman2021 Remark 4.4 + canonne2020 Prop. 12", "rounds": n_z, "params": f"rho* = {float(rho):.6g}",
+                 "accountant": _accountant("calibrated_zcdp_filter", eps=eps, delta=delta) if dp_only else None})
 
     # --- calibrated Renyi filter: alpha fixed in advance for this workload ---------
     def renyi_fits(a: Fraction, B: Fraction):
@@ -231,20 +250,24 @@ def _rules(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> list[dict]:
             if best is None or k > best[0]:
                 best = (k, a)
         n_r, a_best = best
-    rows.append({"key": "calibrated_renyi_filter", "filter": "calibrated Renyi filter",
+    rows.append({"key": "calibrated_renyi_filter", "filter": FILTERS["calibrated_renyi_filter"][0],
                  "cite": "feldman2021 Theorem 4.3 + canonne2020 Prop. 12", "rounds": n_r,
-                 "params": f"alpha = {a_best} (fixed in advance for this workload)"})
+                 "params": f"alpha = {a_best} (fixed in advance for this workload)",
+                 "accountant": (_accountant("calibrated_renyi_filter", eps=eps, delta=delta, alpha=a_best) if dp_only
+                                else None)})
 
     # --- DP-step filters (pure DP workloads only) --------------------------------
     if dp_only:
         def V(runs):
             return sum((c * s.value ** 2 for s, c in runs.items()), Fraction(0))
         g = int(2 * ef / _float_charge(cycle, lambda s: float(s.value) ** 2))
-        rows.append({"key": "whitehouse_filter", "filter": "Whitehouse et al. filter", "cite": "whitehouse2022 Theorem 1",
-                     "rounds": _count(lambda r: filter_admits(V(r), eps, delta), cycle, g), "params": "delta' = delta"})
-        rows.append({"key": "feldman_zrnic_filter", "filter": "Feldman-Zrnic DP filter",
+        rows.append({"key": "whitehouse_filter", "filter": FILTERS["whitehouse_filter"][0], "cite": "whitehouse2022 Theorem 1",
+                     "rounds": _count(lambda r: filter_admits(V(r), eps, delta), cycle, g), "params": "delta' = delta",
+                     "accountant": _accountant("whitehouse_filter", eps=eps, delta_prime=delta)})
+        rows.append({"key": "feldman_zrnic_filter", "filter": FILTERS["feldman_zrnic_filter"][0],
                      "cite": "feldman2021 Remark 4.4 + Fact 2.4", "rounds": _count(lambda r: dp_filter_admits(V(r), eps, delta),
-                                                                                    cycle, g), "params": ""})
+                                                                                    cycle, g), "params": "",
+                     "accountant": _accountant("feldman_zrnic_filter", eps=eps, delta=delta)})
         row = _game_row(cycle, eps, delta)
         if row is not None:
             rows.append(row)
@@ -277,8 +300,9 @@ def _game_row(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> dict | N
         rem -= c
         n += 1
     cert = gb.as_dict()
-    return {"key": "game_filter", "filter": "game-certified filter", "cite": "whitehouse2022 Lemma 3 + kairouz2015 Thm 3.3 "
+    return {"key": "game_filter", "filter": FILTERS["game_filter"][0], "cite": "whitehouse2022 Lemma 3 + kairouz2015 Thm 3.3 "
             "(exact adaptive game, certified)", "rounds": n,
+            "accountant": _accountant("game_filter", eps=eps, delta=delta, grid=grid, eps_max=gb.eps_max),
             "params": (f"grid = {grid}, B* = {gb.budget} units, steps up to eps_max = {gb.eps_max}; game value at B* <= "
                        f"{float(gb.upper_at_budget):.6g}, at B*+1 >= {float(gb.lower_above):.6g}"),
             "certificate": cert}
@@ -314,7 +338,9 @@ def plan(eps, delta, workload) -> dict:
     """Rounds admitted by every valid filter on the anticipated ``workload`` at target (eps, delta), against the optimal limit.
 
     Returns ``{"eps", "delta", "workload", "optimal", "optimal_source", "rows", "recommended", "note"}``; each row has
-    ``key, filter, cite, rounds, percent_of_optimal, params``.  Rows are sorted by rounds (most first).
+    ``key, filter, cite, rounds, percent_of_optimal, params, accountant``.  Rows are sorted by rounds (most first).
+    ``accountant`` (:data:`reference.bounds.planner.FILTERS`) names the stateful filter and its exact parameters:
+    built so and fed the cycle until it refuses, it admits exactly ``rounds`` steps (``tests/test_plan_replay.py``).
     Preconditions: eps > 0, 0 < delta < 1; ``workload`` a string (module docstring) or a sequence of :class:`Step`.
     """
     from ..bounds.baselines import percent_of_optimal

@@ -87,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "the restriction and erratum; the citation; and an example 'fullyadaptive eval' "
                                       "command line.")
     pdsc.add_argument("id", metavar="ID", help="catalog id (see 'fullyadaptive list'), or any name a command prints "
-                                                "(falsifier claim, erratum, verifier target, derivation, former id)")
+                                                "(falsifier claim, erratum, verifier target, derivation, former id, "
+                                                "a filter's class name or the name 'plan' prints for it)")
     pdsc.add_argument("--json", action="store_true", help="print it as JSON (with version and commit)")
     pdsc.set_defaults(func=_cmd_describe)
 

@@ -135,7 +135,8 @@ class Outcome:
 
     ``value`` is a certified lower bound of the conclusion's probability (hockey-stick for
     ``"dp"``), ``upper`` an upper bound (equal for exactly decided events), ``allowed`` the
-    promised level; ``violated`` iff ``value > allowed``.  ``witness`` describes the event.
+    promised level; ``violated`` iff ``value > allowed``, exactly: any certified excess, however small, is a
+    violation (no slack factor; ``tests/test_falsifier_units.py`` plants one of 1%).  ``witness`` describes the event.
     """
 
     conclusion: str

@@ -40,7 +40,8 @@ from dataclasses import dataclass
 
 from ..catalog import ALIASES, CATALOG, entries, get
 
-__all__ = ["Resolved", "TARGET_CATALOG_IDS", "DERIVATION_CATALOG_IDS", "resolve", "printed_names", "report_ids",
+__all__ = ["Resolved", "TARGET_CATALOG_IDS", "DERIVATION_CATALOG_IDS", "ACCOUNTANT_CATALOG_IDS", "filter_names", "resolve",
+           "printed_names", "report_ids",
            "claims_named", "targets_named", "derivations_named", "render_record", "deprecation_note"]
 
 #: Verifier target (``fullyadaptive verify --target``) -> the catalog ids of the shipped rule it drives
@@ -103,6 +104,59 @@ DERIVATION_CATALOG_IDS: dict[str, tuple[str, ...]] = {
     "smith2022.dp_step_mu": ("smith2022_dp_step_mu",),
     "smith2022.gdp_curve_identity": ("dong2022_cor2_13_delta",),
 }
+
+
+#: Stateful filter or odometer (:mod:`reference.accountants`, re-exported by ``fullyadaptive``) -> the catalog ids of the
+#: rule it runs (the numbered result its class docstring cites).  The Lemma 3.5 combinators run no rule of their own.
+ACCOUNTANT_CATALOG_IDS: dict[str, tuple[str, ...]] = {
+    "DPFilter": ("whitehouse2022_thm1_stop_index", "whitehouse2023_thm2_stop_index", "whitehouse2022_thm1_rounds_homogeneous"),
+    "MixedFilter": ("whitehouse2022_thm6_stop_index",),
+    "ZCDPFilter": ("whitehouse2022_thm7_stop_index", "whitehouse2023_thm1_stop_index"),
+    "Odometer": ("whitehouse2022_thm2_filter", "whitehouse2022_thm2_mixture", "whitehouse2022_thm2_stitched",
+                 "whitehouse2023_thm3_filter", "whitehouse2023_thm3_mixture", "whitehouse2023_thm3_stitched",
+                 "whitehouse2022_thm2_pdp_drift_two_sided"),
+    "Lemma35Filter": (),
+    "BasicFilter": ("rogers2016_thm3_6_stop_index",),
+    "AdvancedFilter": ("rogers2016_thm5_1_stop_index", "rogers2016_thm5_1_k", "rogers2016_thm5_1_rounds_homogeneous"),
+    "AdvancedFilterAsPrinted": ("rogers2016_thm5_1_stop_index_as_printed", "rogers2016_thm5_1_k_as_printed"),
+    "Lemma35Odometer": (),
+    "BasicOdometer": ("rogers2016_thm3_6_odometer",),
+    "Lemma64Odometer": ("rogers2016_lem6_4",),
+    "AdvancedOdometer": ("rogers2016_thm6_5", "rogers2016_thm6_5_granular"),
+    "AdvancedOdometerAsPrinted": ("rogers2016_thm6_5_as_printed", "rogers2016_thm6_5_granular_as_printed"),
+    "RenyiFilter": ("feldman2021_thm4_3_stop_index", "feldman2021_thm4_3_rounds"),
+    "RenyiZCDPFilter": ("feldman2021_rem4_4_dp_eps",),
+    "RenyiDPFilter": ("feldman2021_thm4_7_rho_budget", "feldman2021_thm4_7_rounds_homogeneous"),
+    "CalibratedRenyiFilter": ("canonne2020_prop12_rdp_budget", "feldman2021_thm4_3_calibrated_rounds"),
+    "CalibratedZCDPFilter": ("canonne2020_prop12_zcdp_budget", "feldman2021_rem4_4_calibrated_rounds"),
+    "GaussianDPFilter": ("smith2022_dp_step_mu", "smith2022_filter_rounds_dp", "smith2022_filter_rounds_gaussian"),
+    "GameFilter": ("whitehouse2022_game_filter_budget", "whitehouse2022_game_filter_rounds"),
+}
+
+#: The rounds comparison's filter keys (:data:`reference.bounds.baselines.ROUND_RULES`) that the plan has no row for
+#: -> the class behind them; the plan's own keys come from :data:`reference.bounds.planner.FILTERS`.
+_COMPARISON_FILTERS = {"rogers_filter": "AdvancedFilter", "rogers_filter_as_printed": "AdvancedFilterAsPrinted"}
+
+
+def filter_names() -> dict[str, str]:
+    """Every name the plan, the rounds comparison and the report print for a filter -> the accountant class behind it.
+
+    The keys are the plan's row keys and printed names (:data:`reference.bounds.planner.FILTERS`), the rounds
+    comparison's keys and labels (:data:`reference.bounds.baselines.ROUND_RULES`, filters only), and the class names
+    themselves (:data:`ACCOUNTANT_CATALOG_IDS`).
+    """
+    from ..bounds.baselines import ROUND_RULES
+    from ..bounds.planner import FILTERS
+
+    out = {c: c for c in ACCOUNTANT_CATALOG_IDS}
+    keys = {k: cls for k, (_label, cls) in FILTERS.items()}
+    keys.update(_COMPARISON_FILTERS)
+    for k, (label, cls) in FILTERS.items():
+        out[k] = out[label] = cls
+    for k, label, _cite in ROUND_RULES:
+        if k in keys:
+            out[k] = out[label] = keys[k]
+    return out
 
 
 @dataclass(frozen=True)
@@ -215,6 +269,21 @@ def _adversary_facet(name: str) -> dict:
             "catalog_ids": [], "command": f"fullyadaptive verify --adversary {name}"}
 
 
+def _accountant_facet(cls_name: str) -> dict:
+    from .. import accountants
+
+    cls = getattr(accountants, cls_name)
+    return {"kind": "stateful filter" if "Odometer" not in cls_name else "stateful odometer", "id": cls_name,
+            "summary": _first_line(cls.__doc__), "catalog_ids": list(ACCOUNTANT_CATALOG_IDS[cls_name]),
+            "command": f"fullyadaptive.{cls_name} (Python API; reference/accountants/{cls.__module__.rsplit('.', 1)[1]}.py)"}
+
+
+def _filter_name_facet(name: str, cls_name: str) -> dict:
+    return {"kind": "filter name", "id": name,
+            "summary": f"the name the plan or the rounds comparison prints for the rule of {cls_name}",
+            "catalog_ids": list(ACCOUNTANT_CATALOG_IDS[cls_name]), "command": f"fullyadaptive describe {cls_name}"}
+
+
 def _derivation_facet(qual: str, fn) -> dict:
     return {"kind": "derivation", "id": qual, "summary": _first_line(fn.__doc__),
             "catalog_ids": list(DERIVATION_CATALOG_IDS.get(qual, ())), "command": f"fullyadaptive derive {qual}"}
@@ -229,7 +298,9 @@ def resolve(name: str) -> Resolved:
 
     Accepts a catalog id or a former one; a falsifier claim id or a former one; an erratum id; a
     verifier target, negative control or adversary name; a derivation's qualified name or its
-    bare name when unique.  Raises ``KeyError`` naming the close matches for anything else.
+    bare name when unique; a stateful filter's class name, or a name the plan or the rounds
+    comparison prints for one (:func:`filter_names`; its canonical id is the class name).  Raises
+    ``KeyError`` naming the close matches for anything else.
     """
     if not isinstance(name, str) or not name.strip():
         raise KeyError(f"name must be a non-empty string (a catalog id or any name the commands print), found {name!r}")
@@ -271,12 +342,20 @@ def resolve(name: str) -> Resolved:
         if len(hits) == 1:  # a bare name is a documented short form of derive, not a former name
             canonical = hits[0]
             facets.append(_derivation_facet(hits[0], ders[hits[0]]))
+    fnames = filter_names()
+    if name in fnames:
+        cls_name = fnames[name]
+        if not facets:
+            canonical = cls_name
+        if name != cls_name:
+            facets.append(_filter_name_facet(name, cls_name))
+        facets.append(_accountant_facet(cls_name))
     if not facets:
         pool = list(CATALOG) + list(ALIASES) + [c.id for c in claims] + list(former) + [e["id"] for e in _errata()] \
-            + list(targets) + list(controls) + advs + list(ders)
+            + list(targets) + list(controls) + advs + list(ders) + list(fnames)
         close = difflib.get_close_matches(name, pool, n=5)
         raise KeyError(f"unknown name {name!r}: not a catalog id, falsifier claim, erratum, verifier target, negative "
-                       f"control, adversary or derivation; close matches: {close}")
+                       f"control, adversary, derivation or filter; close matches: {close}")
     cat: list[str] = []
     for f in facets:
         cat += [x for x in f["catalog_ids"] if x not in cat]
