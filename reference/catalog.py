@@ -140,6 +140,20 @@ PAPERS: dict[str, dict] = {
         "version": "AISTATS 2020 (published statement; not a seed); with Doroshenko et al. 2022 (connect the dots) and Zhu-Dong-Wang 2022 (dominating pairs)",
         "seed": None,
     },
+    "zhu2022": {
+        "title": "Optimal Accounting of Differential Privacy via Characteristic Function",
+        "authors": "Zhu, Dong, Wang",
+        "arxiv": "2106.08567",
+        "version": "AISTATS 2022 (published statement; not a seed); numbering of the arXiv version",
+        "seed": None,
+    },
+    "doroshenko2022": {
+        "title": "Connect the Dots: Tighter Discrete Approximations of Privacy Loss Distributions",
+        "authors": "Doroshenko, Ghazi, Kamath, Kumar, Manurangsi",
+        "arxiv": "2207.04380",
+        "version": "PoPETs 2022 (published statement; not a seed)",
+        "seed": None,
+    },
     "erlingsson2019": {
         "title": "Amplification by Shuffling: From Local to Central Differential Privacy via Anonymity",
         "authors": "Erlingsson, Feldman, Mironov, Raghunathan, Talwar, Thakurta",

@@ -1,0 +1,261 @@
+"""The exact adaptive game over discrete dominating pairs: budget filters for any menu of mechanisms, certified.
+
+The game
+--------
+A menu of mechanisms, item k with integer cost c_k and a dominating pair (P_k, Q_k) (Zhu, Dong,
+Wang 2022, Definition 7: H_{e^eps}(M(D) || M(D')) <= H_{e^eps}(P_k || Q_k) for every real eps).
+The analyst picks every step from the menu, adaptively from the transcript, and may stop; the
+filter admits item k while c_k <= R, R the remaining budget.  The game value from budget R is ::
+
+    G_R = sup over adaptive analysts of E_P[(1 - e^{eps - L_tau})_+],
+
+L the privacy loss of the stopped transcript.  The filter is (eps, delta)-DP iff G_R <= delta
+(for both orders of every pair of neighbours).
+
+The reduction (this project, derived; the pure-DP case is :mod:`reference.verify.game`'s)
+-----------------------------------------------------------------------------------------
+1. *Blackwell.*  A dominating pair for every real eps is a tradeoff-function domination (Dong,
+   Roth, Su 2022, Prop. 2.12 and Thm 2.10: f-DP curves and hockey-stick profiles are equivalent
+   descriptions), so each mechanism dominated by item k's pair is a randomized post-processing of
+   a draw from P_k (under D) or Q_k (under D'), with a kernel that may depend on the past.  The
+   real interaction is then a post-processing of an interaction with the pairs themselves in which
+   the analyst also sees its own independent coins; a randomized analyst is a mixture of
+   deterministic ones, with the same weights under both hypotheses, and the hockey-stick
+   divergence is jointly convex and non-increasing under post-processing.  So G_R is at most the
+   value over deterministic analysts on the pairs.  The choice must be a function of the past (the
+   filter's decisions are), which is what "adaptive" means here.
+2. *The loss walk.*  For a deterministic analyst on the pairs the transcript's likelihood ratio
+   factorises, so L is the sum of the chosen steps' losses l_k = log(dP_k/dQ_k) drawn under P_k,
+   and the value satisfies the recursion ::
+
+       V(R, l) = max( f(l), max_{k: c_k <= R} E_{x ~ P_k} V(R - c_k, l + l_k(x)) ),  f(l) = (1 - e^{eps - l})_+,
+
+   G_R = V(R, 0); mass of P_k where Q_k vanishes has l = +inf and payoff 1.
+3. *Monotone in the loss.*  V(R, .) is nondecreasing (f is, the transitions are shift-invariant
+   averages) and 0 <= V <= 1.
+4. *Upper end.*  Each item's P-law of the loss is replaced by a law on the grid hZ that dominates
+   it: losses rounded *up* with their masses rounded *up* (or any split that dominates the pair,
+   e.g. the pessimistic split of Doroshenko et al. 2022 -- a dominating pair's P-law), tails moved
+   to +inf (payoff 1).  By 3 and the nonnegative, monotone recursion, the grid recursion is >= the
+   true one.  The loss window [lo, hi] is closed pessimistically: below lo the row is read at lo
+   (V nondecreasing), above hi it is 1 (V <= 1).
+5. *Lower end.*  Each item's law is replaced by a sub-measure on the grid whose atoms have P-mass
+   at most that of a bucket B of a post-processing of the pair and a loss at most the bucket's
+   true loss log(P(B)/Q(B)) (losses rounded *down*, masses rounded *down*, tails dropped).  By 3
+   and V >= 0 the grid recursion is <= the value of the argmax policy run on the real bucketed
+   mechanism (an actual analyst); outside the window the row is read as 0 below and as the payoff
+   f (rounded down) above, both lower bounds of V.
+6. *Rounding.*  Each level computes, per window cell, ``max(f, max_k fl(sum_j fl(p_kj v_j)) +
+   inf_k)``: nonnegative terms, so whatever the order of summation (a BLAS dot product may
+   reorder and fuse) the computed sum of n_k + 1 terms lies within the factors (1 +- u)^(n_k + 2)
+   of the exact sum of the computed inputs, plus at most (n_k + 2) 2^-1074 absolute for underflow
+   (Higham 2002, Sec. 4.2, bound for any summation order).  Over a path of at most D levels
+   (D = R / least cost) the upper end is ``(raw + D (n + 2) 2^-1073) / (1 - D (n + 2) u)`` and the
+   lower end ``(raw - D (n + 2) 2^-1073) (1 - D (n + 2) u)``, n the largest support.  The float
+   values may differ in the last places between machines (the BLAS's order of summation), the
+   certified ends hold on every machine.
+
+Pure DP is one case: randomized response RR_e is the pair with losses +-e on the grid e Z, and
+:func:`rr_law` gives it; ``tests/test_pair_game.py`` checks that this engine and
+:func:`reference.bounds.game.threshold_game` bracket the same values.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Callable, Optional, Sequence
+
+import numpy as np
+
+from ..catalog import cites
+from ..precision import Domain, check
+from .game import MAX_BYTES, GameMemoryError, _dyadic, payoff_down, payoff_up, rr_probs_up
+
+__all__ = ["StepLaw", "PairGameTable", "pair_game", "rr_law"]
+
+ZDW, W22, DRS = "zhu2022", "whitehouse2022", "dong2022"
+U = Fraction(1, 2 ** 53)
+TINY2 = Fraction(1, 2 ** 1073)
+
+
+@dataclass(frozen=True)
+class StepLaw:
+    """One item's P-law of the privacy loss on the grid h Z: mass ``p[j]`` at loss ``(off + j) h``, ``inf`` at +infinity.
+
+    ``side`` says how it was rounded: ``"upper"`` (a law whose recursion dominates the item's, module
+    docstring step 4) or ``"lower"`` (a sub-measure below it, step 5; ``inf`` must then be 0).
+    """
+
+    off: int
+    p: np.ndarray
+    inf: float
+    side: str
+    rev: np.ndarray = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.side not in ("upper", "lower"):
+            raise ValueError(f"side must be 'upper' or 'lower', found {self.side!r}")
+        p = np.asarray(self.p, dtype=np.float64)
+        if p.ndim != 1 or len(p) == 0:
+            raise ValueError(f"p must be a non-empty 1-d array of masses, found shape {p.shape}")
+        if not np.all(np.isfinite(p)) or np.any(p < 0):
+            raise ValueError("p must hold finite masses >= 0")
+        if not (math.isfinite(self.inf) and self.inf >= 0):
+            raise ValueError(f"inf must be a finite mass >= 0, found {self.inf!r}")
+        if self.side == "lower" and self.inf:
+            raise ValueError("a lower law drops its tails: inf must be 0")
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "rev", p[::-1].copy())
+
+    @property
+    def top(self) -> int:
+        return self.off + len(self.p) - 1
+
+
+@cites(W22, "Lemma 3 (randomized response RR_e: the loss moves +e, -e under P)")
+def rr_law(e: Fraction, a: int, side: str = "upper") -> StepLaw:
+    """RR_e as a :class:`StepLaw` on the grid g Z with e = a g: masses at -a and +a, rounded up (``side="upper"``).
+
+    ``side="lower"`` rounds the two masses down (each double below its exact value), an exact
+    sub-measure of the same pair (the losses are exact).
+    """
+    e = check("e", e, Domain.positive())
+    if not isinstance(a, int) or a < 1:
+        raise ValueError(f"a must be a positive integer, found {a!r}")
+    pu, pd = rr_probs_up(e)
+    if side == "lower":
+        pu, pd = math.nextafter(math.nextafter(pu, 0), 0), math.nextafter(math.nextafter(pd, 0), 0)
+    p = np.zeros(2 * a + 1)
+    p[0], p[2 * a] = pd, pu
+    return StepLaw(-a, p, 0.0, side)
+
+
+@dataclass
+class PairGameTable:
+    """The game values for every remaining budget R = 0..R_max, from loss 0, on one side (upper or lower)."""
+
+    eps: Fraction
+    h: Fraction
+    costs: tuple
+    R_max: int
+    window: tuple
+    raw: np.ndarray
+    side: str
+    terms: int          # the largest number of summed terms per cell (n + 1)
+    least_cost: int
+    seconds: float = 0.0
+
+    def _D(self, R: int) -> int:
+        return R // self.least_cost + 1
+
+    def upper(self, R: int) -> Fraction:
+        """Exact rational >= the grid recursion's value at budget R (hence >= G_R when the laws are upper laws)."""
+        if self.side != "upper":
+            raise ValueError("upper() needs a table computed on upper laws")
+        n = self._D(R) * (self.terms + 1)
+        return min(Fraction(1), _dyadic((Fraction(float(self.raw[R])) + n * TINY2) / (1 - n * U), "c"))
+
+    def lower(self, R: int) -> Fraction:
+        """Exact rational <= the grid recursion's value at budget R (hence <= G_R when the laws are lower laws)."""
+        if self.side != "lower":
+            raise ValueError("lower() needs a table computed on lower laws")
+        n = self._D(R) * (self.terms + 1)
+        return _dyadic(max(Fraction(0), (Fraction(float(self.raw[R])) - n * TINY2) * (1 - n * U)), "f")
+
+    def largest_budget(self, delta) -> int:
+        """Largest R <= R_max with ``upper(R) <= delta`` (-1 if none); ``upper`` is nondecreasing in R."""
+        delta = Fraction(delta)
+        lo, hi = -1, self.R_max
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.upper(mid) <= delta:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+
+@cites(ZDW, "Definition 7 (dominating pairs)", "Theorem 10 (adaptive composition of dominating pairs)")
+@cites(DRS, "Proposition 2.12 and Theorem 2.10 (f-DP, hockey-stick profiles and Blackwell's post-processing)")
+@cites(W22, "Theorem 1 (filter semantics: a stopped adaptive interaction)")
+def pair_game(eps, h, laws: Sequence[StepLaw], costs: Sequence[int], R_max: int, *, window: tuple,
+              max_bytes: int = MAX_BYTES, progress: Optional[Callable[[int, int], None]] = None) -> PairGameTable:
+    """Game values V(R, 0), R = 0..R_max, of the filter "admit item k while costs[k] <= R" on discrete step laws.
+
+    Contract: ``laws[k]`` is item k's P-law of the loss on the grid ``h`` Z, all upper laws or all
+    lower laws (:class:`StepLaw`); the returned table's :meth:`PairGameTable.upper` (upper laws)
+    is >= the game value G_R of every menu whose items are dominated by the laws' pairs, and
+    :meth:`PairGameTable.lower` (lower laws) is <= the value of an actual analyst (module
+    docstring, steps 4-6).  ``window = (lo, hi)``: the loss indices kept; outside it the rows are
+    closed as the module docstring says (valid on either side for any window; only tightness
+    depends on it).  Preconditions: eps >= 0 and h > 0 rationals; costs positive integers, one
+    per law; R_max >= 0; lo <= 0 <= hi.  Memory: a ring of (largest cost + 1) rows of the window
+    plus pads (float64); more than ``max_bytes`` is refused before anything is allocated.
+    """
+    eps = check("eps", eps, Domain.nonnegative())
+    h = check("h", h, Domain.positive())
+    if not laws or len(laws) != len(costs):
+        raise ValueError(f"laws and costs must be non-empty and of equal length, found {len(laws)} and {len(costs)}")
+    sides = {L.side for L in laws}
+    if len(sides) != 1:
+        raise ValueError(f"all laws must be of one side (upper or lower), found {sorted(sides)}")
+    side = sides.pop()
+    for i, c in enumerate(costs):
+        if not isinstance(c, (int, np.integer)) or isinstance(c, bool) or c < 1:
+            raise ValueError(f"costs[{i}] must be a positive integer, found {c!r}")
+    if not isinstance(R_max, (int, np.integer)) or isinstance(R_max, bool) or R_max < 0:
+        raise ValueError(f"R_max must be an integer >= 0, found {R_max!r}")
+    lo, hi = (int(x) for x in window)
+    if not lo <= 0 <= hi:
+        raise ValueError(f"window must satisfy lo <= 0 <= hi, found {window!r}")
+    t0 = time.perf_counter()
+    costs = tuple(int(c) for c in costs)
+    R_max = int(R_max)
+    W = hi - lo + 1
+    pad_dn = max(0, max(-L.off for L in laws))       # cells read below the window
+    pad_up = max(0, max(L.top for L in laws))        # cells read above it
+    ring = max(costs) + 1
+    nbytes = ring * (W + pad_dn + pad_up) * 8 + 6 * W * 8
+    if nbytes > max_bytes:
+        raise GameMemoryError(f"the game needs {nbytes} bytes (window {W} cells, largest cost {max(costs)}), more than "
+                              f"max_bytes = {max_bytes}: use a coarser grid, a narrower window or smaller costs")
+    # payoff on the window and, for the lower side, on the cells above it (a lower bound of V there)
+    if side == "upper":
+        f = payoff_up(eps, h, lo, W)
+        above = np.ones(pad_up)
+    else:
+        f = payoff_down(eps, h, lo, W)
+        above = payoff_down(eps, h, hi + 1, pad_up) if pad_up else np.zeros(0)
+    buf = np.empty((ring, pad_dn + W + pad_up))
+    buf[:, pad_dn + W:] = above
+    order = sorted(range(len(laws)), key=lambda k: costs[k])
+    raw = np.empty(R_max + 1)
+    new = np.empty(W)
+    cand = np.empty(W)
+    i0 = -lo
+    terms = max(int(np.count_nonzero(L.p)) for L in laws) + 1
+    for R in range(R_max + 1):
+        new[:] = f
+        for k in order:
+            c = costs[k]
+            if c > R:
+                break
+            L = laws[k]
+            row = buf[(R - c) % ring]
+            if side == "upper":
+                row[:pad_dn] = row[pad_dn]          # below the window: read at lo (V nondecreasing in the loss)
+            else:
+                row[:pad_dn] = 0.0                  # below the window: 0 <= V
+            start = pad_dn + L.off
+            # cand[i] = sum_j p[j] row[start + i + j]: a correlation (nonnegative terms; any summation order is covered)
+            cand[:] = np.convolve(row[start: start + W + len(L.p) - 1], L.rev, "valid")
+            if L.inf:
+                cand += L.inf
+            np.maximum(new, cand, out=new)
+        buf[R % ring, pad_dn: pad_dn + W] = new
+        raw[R] = new[i0]
+        if progress is not None and (R % 1024 == 0 or R == R_max):
+            progress(R, R_max)
+    return PairGameTable(eps, h, costs, R_max, (lo, hi), raw, side, terms, min(costs), time.perf_counter() - t0)

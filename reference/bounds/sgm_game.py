@@ -1,0 +1,351 @@
+"""Fully adaptive DP-SGD: the exact game for menus of Poisson-subsampled Gaussian steps, certified.
+
+An item is a subsampled Gaussian step (sampling rate q, noise multiplier sigma, sensitivity scale
+s <= 1: the clipped gradients' norm bound relative to the clipping norm), with an integer cost.
+Zhu, Dong, Wang 2022 (Proposition 30 / Theorem 10) give its tight dominating pairs under add/remove
+adjacency: P = (1 - q) N(0, sigma'^2) + q N(1, sigma'^2) against Q = N(0, sigma'^2) ("remove") and
+the reversed pair (Q, P) ("add"), sigma' = sigma / s.  For one pair of neighbouring data sets the
+direction is the same at every step, so a filter is (eps, delta)-DP iff the game of
+:mod:`reference.bounds.pair_game` on the remove pairs and the game on the add pairs both stay at
+or below delta; the budget is the smaller of the two games' budgets.
+
+Discretisation on the grid h = 2^-bits (the losses l(x) = log(1 - q + q e^{(2x - 1)/(2 sigma'^2)}),
+increasing in x; buckets B_a = {x : l(x) in [a h, (a + 1) h]}, a bucketing being a post-processing):
+
+* upper laws: the pessimistic split of Doroshenko et al. 2022 (Thm 3.3), each bucket's P-mass
+  split into atoms at a h and (a + 1) h with the bucket's likelihood ratio kept on average --
+  the split pair dominates the pair (merging is a post-processing); the reversed pair's law is
+  the split's Q-masses at the negated losses.  Masses are upper ends of Arb balls rounded up to
+  doubles; the P- and Q-tails above the top bucket (below ``eta`` each) go to +infinity.
+* lower laws: each bucket as one atom at the loss rounded down, a h, with P-mass e^{a h} Q(B_a)
+  <= P(B_a) (remove) and, for the reversed pair, at -(a + 1) h with mass e^{-(a + 1) h} P(B_a)
+  <= Q(B_a); lower ends of Arb balls rounded down; tails dropped.  This end converges at first
+  order in h (the losses are rounded down by up to h per step).
+
+Both are rigorous for every grid; the grid and the window only change how tight the bracket is.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from typing import Optional, Sequence
+
+import mpmath
+import numpy as np
+
+from ..catalog import cites
+from ..precision import Domain, check
+from .pair_game import PairGameTable, StepLaw, pair_game
+
+__all__ = ["SGMItem", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs", "MAX_STEP_CELLS"]
+
+ZDW, DGK = "zhu2022", "doroshenko2022"
+MAX_STEP_CELLS = 1 << 20
+
+
+@dataclass(frozen=True)
+class SGMItem:
+    """A menu item: one Poisson-subsampled Gaussian step (q, sigma, sensitivity scale), exact rationals."""
+
+    q: Fraction
+    sigma: Fraction
+    scale: Fraction = Fraction(1)
+
+    def __post_init__(self):
+        object.__setattr__(self, "q", check("q", self.q, Domain.positive()))
+        if self.q > 1:
+            raise ValueError(f"q must lie in (0, 1], found {self.q}")
+        object.__setattr__(self, "sigma", check("sigma", self.sigma, Domain.positive()))
+        object.__setattr__(self, "scale", check("scale", self.scale, Domain.positive()))
+        if self.scale > 1:
+            raise ValueError(f"scale must lie in (0, 1] (gradients clipped to the clipping norm), found {self.scale}")
+
+    @property
+    def sigma_eff(self) -> Fraction:
+        return self.sigma / self.scale
+
+    def dominates(self, q, sigma, scale=1) -> bool:
+        """Whether a step (q, sigma, scale) is dominated by this item: q <= self.q, sigma/scale >= self.sigma_eff."""
+        q, sigma, scale = Fraction(q), Fraction(sigma), Fraction(scale)
+        return q <= self.q and sigma / scale >= self.sigma_eff
+
+    def __str__(self) -> str:
+        s = f"subsampled-gaussian:q={self.q},sigma={self.sigma}"
+        return s + (f",scale={self.scale}" if self.scale != 1 else "")
+
+
+def _float_up(x: Fraction) -> float:
+    f = float(x)
+    return math.nextafter(f, math.inf) if Fraction(f) < x else f
+
+
+def _float_down(x: Fraction) -> float:
+    f = float(x)
+    return math.nextafter(f, -math.inf) if Fraction(f) > x else f
+
+
+def _x_top(q: float, s: float, eta: float) -> float:
+    """A point beyond which both Gaussian tails (P's and Q's) are below eta (deterministic 53-bit mpmath; a choice)."""
+    c = mpmath.MPContext()
+    c.prec = 53
+    lo, hi = 0.0, 60.0
+    for _ in range(80):  # smallest z with Phi^c(z) <= eta, by bisection
+        mid = (lo + hi) / 2
+        if float(c.erfc(mid / c.sqrt(2)) / 2) <= eta:
+            hi = mid
+        else:
+            lo = mid
+    return 1.0 + s * hi
+
+
+@cites(ZDW, "Proposition 30 / Theorem 10 (tight dominating pairs of the Poisson-subsampled Gaussian, add/remove)")
+@cites(DGK, "Theorem 3.3 (the pessimistic split discretisation dominates the pair)")
+@lru_cache(maxsize=128)
+def sgm_law(q: Fraction, sigma_eff: Fraction, bits: int, eta: Fraction, direction: str, side: str) -> StepLaw:
+    """One item's P-law of the loss on the grid 2^-bits, for the game of :mod:`reference.bounds.pair_game`.
+
+    Contract: ``direction`` ``"remove"`` (pair (P, Q)) or ``"add"`` (pair (Q, P)); ``side``
+    ``"upper"`` returns a law whose game recursion dominates the pair's (module docstring), ``"lower"``
+    a sub-measure whose recursion is below the value of an actual analyst on a bucketing of the
+    pair.  Preconditions: 0 < q <= 1, sigma_eff > 0, 1 <= bits <= 30, 0 < eta < 1 (the tail cut
+    per step: at most eta of P- and of Q-mass lies above the top bucket).  Rounding: masses are
+    Arb ball ends rounded up (upper) or down (lower) to doubles.
+    """
+    import flint
+
+    q = check("q", q, Domain.positive())
+    if q > 1:
+        raise ValueError(f"q must lie in (0, 1], found {q}")
+    s = check("sigma_eff", sigma_eff, Domain.positive())
+    if not isinstance(bits, int) or not 1 <= bits <= 30:
+        raise ValueError(f"bits must be an integer in [1, 30], found {bits!r}")
+    eta = check("eta", eta, Domain.open_unit())
+    if direction not in ("remove", "add") or side not in ("upper", "lower"):
+        raise ValueError(f"direction must be 'remove' or 'add' and side 'upper' or 'lower', found {direction!r}, {side!r}")
+    qf, sf = float(q), float(s)
+    h = 2.0 ** -bits
+    c53 = mpmath.MPContext()
+    c53.prec = 53
+    x_top = _x_top(qf, sf, float(eta))
+    ltop = float(c53.log(1 - qf + qf * c53.exp((2 * x_top - 1) / (2 * sf * sf))))
+    jt = math.ceil(ltop / h) + 1
+    if q < 1:
+        j0 = math.floor(float(c53.log1p(-qf)) / h)
+    else:
+        x_bot = -_x_top(qf, sf, float(eta)) + 1.0     # below it, both tails are under eta too
+        j0 = math.floor((2 * x_bot - 1) / (2 * sf * sf) / h) - 1
+    if jt <= j0:
+        jt = j0 + 1
+    nb = jt - j0
+    if nb > MAX_STEP_CELLS:
+        raise ValueError(f"one step of q = {q}, sigma = {s} needs {nb} grid cells at 2^-{bits} (more than "
+                         f"MAX_STEP_CELLS = {MAX_STEP_CELLS}): use a coarser grid")
+    prec = 64 + bits + max(0, -math.floor(math.log2(qf))) + nb.bit_length() + 40
+    old = flint.ctx.prec
+    flint.ctx.prec = prec
+    try:
+        arb = flint.arb
+        qa = arb(flint.fmpq(q.numerator, q.denominator))
+        sa = arb(flint.fmpq(s.numerator, s.denominator))
+        one_q = 1 - qa
+        hh = arb(1) / (1 << bits)
+        if q < 1:   # the largest grid index at or below the infimum log(1 - q) of the loss, decided in Arb
+            while (arb(j0 + 1) * hh).exp() < one_q:
+                j0 += 1
+            while not ((arb(j0) * hh).exp() <= one_q):
+                j0 -= 1
+            nb = jt - j0
+        r2 = arb(2).sqrt()
+        c1, c0, cs = sa / r2, 1 / (2 * sa * r2), 1 / (sa * r2)
+
+        def tails(j):
+            """(P(x > x(j h)), Q(x > x(j h))) as Arb balls."""
+            if q < 1 and j == j0:
+                return arb(1), arb(1)
+            if q < 1:
+                w = c1 * (((arb(j) * hh).exp() - one_q) / qa).log() + c0
+            else:
+                w = (sa * arb(j) * hh) / r2 + c0
+            Sq = w.erfc() / 2
+            Sp = (w - cs).erfc() / 2
+            return (one_q * Sq + qa * Sp, Sq) if q < 1 else (Sp, Sq)
+
+        up = side == "upper"
+        acc = [Fraction(0)] * (nb + 1)   # exact sums of ball ends; index i: loss (j0 + i) h (remove), -(j0 + i) h (add)
+        prev = tails(j0)
+        bottom = prev
+        for i in range(nb):
+            a = j0 + i
+            cur = tails(a + 1)
+            PB, QB = prev[0] - cur[0], prev[1] - cur[1]
+            ea, eb = (-(arb(a) * hh)).exp(), (-(arb(a + 1) * hh)).exp()
+            if up:
+                p_hi = (ea * PB - QB) / (ea - eb)      # the split's atom at (a + 1) h
+                p_lo = PB - p_hi                       # at a h
+                if direction == "remove":
+                    acc[i] += _ub(p_lo)
+                    acc[i + 1] += _ub(p_hi)
+                else:  # the reversed pair's law: the split's Q-masses P' e^{-l} at the negated losses
+                    acc[i] += _ub(p_lo * ea)
+                    acc[i + 1] += _ub(p_hi * eb)
+            else:
+                if direction == "remove":
+                    acc[i] += _lb(QB / ea)      # e^{a h} Q(B) <= P(B), at loss a h
+                else:
+                    acc[i + 1] += _lb(PB * eb)  # e^{-(a+1) h} P(B) <= Q(B), at loss -(a + 1) h
+            prev = cur
+        inf = 0.0
+        if up:
+            UP, UQ = prev           # the tails above the top bucket (unknown places: payoff 1)
+            tail = UP if direction == "remove" else UQ
+            if q == 1:              # and, for q = 1, the tails below the bottom one
+                tail = tail + (1 - (bottom[0] if direction == "remove" else bottom[1]))
+            inf = _float_up(_ub(tail))
+        rnd = _float_up if up else _float_down      # each cell's exact sum rounded once, in the side's direction
+        out = np.array([rnd(x) for x in acc])
+        if up and not out.any():
+            raise ArithmeticError("an empty upper law (internal)")
+    finally:
+        flint.ctx.prec = old
+    if direction == "remove":
+        return StepLaw(j0, out, inf, side)
+    return StepLaw(-(j0 + nb), out[::-1].copy(), inf, side)
+
+
+def _ub(a) -> Fraction:
+    """The upper end of an Arb ball as an exact rational (>= 0)."""
+    m, e = a.upper().mid().man_exp()
+    m, e = int(m), int(e)
+    v = Fraction(m << e) if e >= 0 else Fraction(m, 1 << -e)
+    return max(v, Fraction(0))
+
+
+def _lb(a) -> Fraction:
+    """The lower end of an Arb ball as an exact rational, clipped at 0."""
+    m, e = a.lower().mid().man_exp()
+    m, e = int(m), int(e)
+    v = Fraction(m << e) if e >= 0 else Fraction(m, 1 << -e)
+    return max(v, Fraction(0))
+
+
+@dataclass
+class SGMGameCertificate:
+    """The certified budget B* of a DP-SGD menu: costs, the budget, the bracket at B* and B* + 1, per-item counts."""
+
+    eps: Fraction
+    delta: Fraction
+    items: tuple
+    costs: tuple
+    bits: int
+    budget: int
+    upper_at_budget: Fraction
+    lower_above: Optional[Fraction]
+    decided: bool
+    window: tuple
+    seconds: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    def rounds(self, i: int) -> int:
+        """Steps of item i a homogeneous run gets under the budget: floor(B* / c_i)."""
+        return self.budget // self.costs[i]
+
+    def as_dict(self) -> dict:
+        return {"eps": str(self.eps), "delta": str(self.delta), "items": [str(x) for x in self.items],
+                "costs": list(self.costs), "bits": self.bits, "budget": self.budget,
+                "game_value_at_budget_upper": str(self.upper_at_budget),
+                "game_value_above_budget_lower": None if self.lower_above is None else str(self.lower_above),
+                "decided": self.decided, "window": list(self.window), "seconds": round(self.seconds, 3)}
+
+
+def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction) -> tuple[int, int]:
+    """A loss window for tightness (a choice: the game is valid for any window): from well below any path's reach of
+    eps with the whole budget to eps + 8 (above it, V is within e^-8 of 1)."""
+    m = v = 0.0
+    hf = float(h)
+    for L, c in zip(laws, costs):
+        x = (np.arange(len(L.p)) + L.off) * hf
+        tot = float(L.p.sum()) or 1.0
+        mu = float((L.p * x).sum()) / tot
+        var = float((L.p * (x - mu) ** 2).sum()) / tot
+        m, v = max(m, abs(mu) / c), max(v, var / c)
+    reach = R_max * m + 10 * math.sqrt(R_max * v) + 1.0
+    lo = min(0, math.floor((float(eps) - reach) / hf))
+    hi = max(0, math.ceil((float(eps) + 8.0) / hf))
+    return lo, hi
+
+
+@cites(ZDW, "Proposition 30 / Theorem 10")
+def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], *, bits: int = 8,
+                    R_max: Optional[int] = None, window: Optional[tuple] = None, lower: bool = True,
+                    eta: Optional[Fraction] = None) -> SGMGameCertificate:
+    """The largest budget B* of the filter "admit item k while costs[k] <= R" whose game value is <= delta in both directions.
+
+    Contract: every fully adaptive analyst choosing, from the transcript, steps each dominated by a
+    menu item (q <= q_k, sigma/scale >= sigma_k/scale_k) and stopping at will, against the filter
+    with budget B*, produces an (eps, delta)-DP transcript (module docstring and
+    :mod:`reference.bounds.pair_game`); ``decided`` is True when the lower end at B* + 1 exceeds
+    delta (an actual analyst breaks B* + 1).  ``R_max`` bounds the search (default: the smallest
+    c_k (k0_k + 1) over single-item games is not known in advance, so the caller passes it).
+    Preconditions: eps > 0; 0 < delta < 1; items non-empty; costs positive integers.
+    Rounding: the budget is certified (upper ends); the lower end is rounded down.
+    """
+    import time
+
+    eps = check("eps", eps, Domain.positive())
+    delta = check("delta", delta, Domain.open_unit())
+    items = tuple(items)
+    if not items or len(items) != len(costs):
+        raise ValueError(f"items and costs must be non-empty and of equal length, found {len(items)} and {len(costs)}")
+    if R_max is None:
+        raise ValueError("R_max must be given (an integer >= 0): the largest budget searched")
+    t0 = time.perf_counter()
+    h = Fraction(1, 1 << bits)
+    D = R_max // min(costs) + 1
+    eta = Fraction(delta) / (1 << 24) / D if eta is None else Fraction(eta)
+    best, up_at, lo_above, win = None, None, None, None
+    tables = {}
+    for direction in ("remove", "add"):
+        laws = [sgm_law(it.q, it.sigma_eff, bits, eta, direction, "upper") for it in items]
+        w = window or _window(laws, costs, R_max, eps, h)
+        t = pair_game(eps, h, laws, costs, R_max, window=w)
+        tables[direction] = t
+        b = t.largest_budget(delta)
+        if best is None or b < best:
+            best, win = b, w
+    up_at = max(tables[d].upper(best) for d in tables) if best >= 0 else None
+    decided = False
+    if lower and 0 <= best < R_max:
+        vals = []
+        for direction in ("remove", "add"):
+            laws = [sgm_law(it.q, it.sigma_eff, bits, eta, direction, "lower") for it in items]
+            w = window or _window(laws, costs, R_max, eps, h)
+            t = pair_game(eps, h, laws, costs, best + 1, window=w)
+            vals.append(t.lower(best + 1))
+        lo_above = max(vals)
+        decided = lo_above > delta
+    return SGMGameCertificate(eps, delta, items, tuple(costs), bits, best, up_at, lo_above, decided, win,
+                              time.perf_counter() - t0, {"eta": str(eta)})
+
+
+def default_costs(k0: Sequence[int], max_units: int = 64, tol: float = 0.02) -> tuple[int, ...]:
+    """Integer costs proportional to 1/k0_i: the smallest resolution u (units per step of the item with the largest k0)
+    whose rounded costs round(u k0_max / k0_i) are within ``tol`` (relative) of the ideal ones, at most ``max_units``.
+
+    A homogeneous run of item i then gets about B*/c_i steps, and the ratios between items follow
+    their own optima; the choice affects only how the budget is shared, never validity.
+    """
+    k0 = [int(x) for x in k0]
+    if not k0 or min(k0) < 1:
+        raise ValueError(f"k0 must be positive step counts, found {k0}")
+    km = max(k0)
+    best = None
+    for u in range(1, max_units + 1):
+        cs = [max(1, round(u * km / k)) for k in k0]
+        err = max(abs(c - u * km / k) / (u * km / k) for c, k in zip(cs, k0))
+        if best is None or err < best[0] - 1e-12:
+            best = (err, tuple(cs))
+        if err <= tol:
+            return tuple(cs)
+    return best[1]
