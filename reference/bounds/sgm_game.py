@@ -39,7 +39,8 @@ from ..catalog import cites
 from ..precision import Domain, check
 from .pair_game import PairGameTable, StepLaw, pair_game
 
-__all__ = ["SGMItem", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs", "MAX_STEP_CELLS"]
+__all__ = ["SGMItem", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs", "sgm_single_item_rounds",
+           "sgm_menu_certificate", "MAX_STEP_CELLS"]
 
 ZDW, DGK = "zhu2022", "doroshenko2022"
 MAX_STEP_CELLS = 1 << 20
@@ -349,3 +350,40 @@ def default_costs(k0: Sequence[int], max_units: int = 64, tol: float = 0.02) -> 
         if err <= tol:
             return tuple(cs)
     return best[1]
+
+
+@cites(ZDW, "Proposition 30 / Theorem 10")
+def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: int = 64) -> int:
+    """k0: the largest number of steps of one item whose game value is certified <= delta (both directions).
+
+    With one item, adaptivity is only the choice of when to stop, and continuing never lowers the
+    payoff, so this is the non-adaptive count at this grid (the upper end of the homogeneous
+    composition).  Found by doubling the horizon from ``start`` until the budget is below it.
+    """
+    R = int(start)
+    while True:
+        c = sgm_game_budget(eps, delta, [item], [1], bits=bits, R_max=R, lower=False)
+        if c.budget < R:
+            return c.budget
+        if R > 1 << 26:
+            raise ValueError(f"more than 2^26 steps of {item} fit (eps, delta) = ({eps}, {delta}): not searched")
+        R *= 2
+
+
+@cites(ZDW, "Proposition 30 / Theorem 10")
+def sgm_menu_certificate(eps, delta, items: Sequence[SGMItem], *, bits: int = 8, costs: Optional[Sequence[int]] = None,
+                         lower: bool = True) -> SGMGameCertificate:
+    """A menu's certificate with costs chosen from each item's own optimum (:func:`default_costs`), or the costs given.
+
+    Contract: as :func:`sgm_game_budget`; ``extra["k0"]`` holds each item's single-item count k0_i at
+    this grid and ``extra["share"]`` the fraction floor(B*/c_i)/k0_i a homogeneous run of item i keeps.
+    """
+    items = tuple(items)
+    k0 = [sgm_single_item_rounds(eps, delta, it, bits=bits) for it in items]
+    if costs is None:
+        costs = default_costs([max(1, k) for k in k0])
+    R_max = min((k + 1) * c for k, c in zip(k0, costs))
+    cert = sgm_game_budget(eps, delta, items, costs, bits=bits, R_max=R_max, lower=lower)
+    cert.extra["k0"] = k0
+    cert.extra["share"] = [(cert.budget // c) / k if k else None for c, k in zip(cert.costs, k0)]
+    return cert
