@@ -17,10 +17,12 @@ increasing in x; buckets B_a = {x : l(x) in [a h, (a + 1) h]}, a bucketing being
   the split pair dominates the pair (merging is a post-processing); the reversed pair's law is
   the split's Q-masses at the negated losses.  Masses are upper ends of Arb balls rounded up to
   doubles; the P- and Q-tails above the top bucket (below ``eta`` each) go to +infinity.
-* lower laws: each bucket as one atom at the loss rounded down, a h, with P-mass e^{a h} Q(B_a)
-  <= P(B_a) (remove) and, for the reversed pair, at -(a + 1) h with mass e^{-(a + 1) h} P(B_a)
-  <= Q(B_a); lower ends of Arb balls rounded down; tails dropped.  This end converges at first
-  order in h (the losses are rounded down by up to h per step).
+* lower laws: each bucket as one atom at its loss rounded down, a h <= l_B = log(P(B_a)/Q(B_a)),
+  with its P-mass P(B_a) (remove) and, for the reversed pair, at -(a + 1) h <= -l_B with its
+  Q-mass Q(B_a); lower ends of Arb balls rounded down; tails dropped.  Masses no larger than the
+  bucketed pair's and losses no larger than its losses are what step 5 of
+  :mod:`reference.bounds.pair_game` needs.  This end converges at first order in h (the losses
+  are rounded down by up to h per step).
 
 Both are rigorous for every grid; the grid and the window only change how tight the bracket is.
 """
@@ -193,9 +195,9 @@ def sgm_law(q: Fraction, sigma_eff: Fraction, bits: int, eta: Fraction, directio
                     acc[i + 1] += _ub(p_hi * eb)
             else:
                 if direction == "remove":
-                    acc[i] += _lb(QB / ea)      # e^{a h} Q(B) <= P(B), at loss a h
+                    acc[i] += _lb(PB)           # the bucket's P-mass at its loss rounded down, a h <= l_B
                 else:
-                    acc[i + 1] += _lb(PB * eb)  # e^{-(a+1) h} P(B) <= Q(B), at loss -(a + 1) h
+                    acc[i + 1] += _lb(QB)       # the reversed pair: Q-mass at -(a + 1) h <= -l_B
             prev = cur
         inf = 0.0
         if up:
