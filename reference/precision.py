@@ -866,7 +866,7 @@ def bounded_decimal(x, digits: int, direction: str, *, probability: bool = False
       an upper end 0 < x <= m 10^E <= 10^(E+1) prints F >= E + 1 (F >= E when m = 1), a
       lower end x >= m 10^E >= 10^E prints F <= E, and mirrored for x < 0; ``"exact"``
       prints F nearest to E + log10(m).  The text has at most 25 characters whatever x (F
-      has at most 13 digits and an exponent of at most 4, since |E| < 2^8192).
+      has at most 13 digits and an exponent of at most 4, since ``|E| < 2^8192``).
     * **probability=True** declares x an end of a bracket on a probability (a delta, a game
       value): an upper end above 1 prints ``"1"`` and a lower end below 0 prints ``"0"``.
       Both are valid bounds, since a probability lies in [0, 1] (a composition's delta(eps)
@@ -875,7 +875,7 @@ def bounded_decimal(x, digits: int, direction: str, *, probability: bool = False
     Derivation: this project (the two bullets above; rounding E + 1 up and E down only moves
     the printed bound further out).  Preconditions and errors: those of
     :func:`directed_decimal` (NaN, digits outside [1, MAX_DIGITS], an unknown direction,
-    |x| beyond 2^(+-2^MAX_EXPONENT_BITS)).
+    ``|x|`` beyond ``2^(+-2^MAX_EXPONENT_BITS)``).
     """
     if probability and direction in ("upper", "lower"):
         v = x if isinstance(x, (mpmath.mpf, Fraction)) else to_exact(x, "x")

@@ -178,7 +178,7 @@ def _count(mech: str, count) -> int:
                              f"ASCII digits), found {shown!r}")
         n = int(t)
     if n < 1:
-        raise ValueError(f"{mech}: the repetition count must be a positive integer, found {n if n > -10**40 else 'a negative int'!r}")
+        raise ValueError(f"{mech}: the repetition count must be a positive integer, found {_fmt(Fraction(n))}")
     return n
 
 
