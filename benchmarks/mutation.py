@@ -22,8 +22,8 @@ collection error gives):
 
 Before the mutants, each distinct selection runs once on the unmutated copy (its baseline).
 
-Run (the whole list: 109 mutants and 76 baselines, one per distinct selection; all killed when the list of 107 was
-last run in full, about 7 minutes of wall time measured on the project's two cores while a test run loaded them)::
+Run (the whole list: ``--list`` counts the mutants and their distinct selections; every mutant is killed, each new
+one checked with ``-k`` when it was added; a full run takes several minutes of wall time on the project's two cores)::
 
     python benchmarks/mutation.py                  # every mutant; a table of outcomes per module
     python benchmarks/mutation.py -k check         # mutants whose name or file matches the regular expression
@@ -303,8 +303,8 @@ MUTANTS = (
     Mutant("cli_check_bracket_called_exact", "swapped end",
            "check labels an inexact bracket 'exact profile'",
            "reference/cli/check.py",
-           'kind = "exact profile" if eb.exact else',
-           'kind = "exact profile" if not eb.exact else',
+           'kind = "exact profile" if db.exact else',
+           'kind = "exact profile" if not db.exact else',
            ("tests/test_check.py", "tests/test_bracket_definitions.py", "-k", "cli")),
     Mutant("cli_check_refusal_is_status_1", "off-by-one",
            "check answers an input beyond a stated limit with status 1 (a certified 'invalid') instead of 2",
@@ -791,6 +791,31 @@ MUTANTS = (
            '        chosen = "all" if args.target == "all" else targets_named(args.target)',
            '        chosen = "all" if args.target == "all" else [args.target]',
            ("tests/test_identifiers.py",)),
+    # -- printing: bounded texts keep their direction; a probability's upper end is at most 1; counts are named --
+    Mutant("bounded_decimal_exponent_rounded_down", "rounding direction",
+           "the compact form 10^(F) of a tiny upper end rounds F down: the printed 'upper' end is below the value",
+           "reference/precision.py",
+           '        F = directed_decimal(E + (m != 1), k, "upper")',
+           '        F = directed_decimal(E + (m != 1), k, "lower")',
+           ("tests/test_printing_limits.py", "-k", "compact")),
+    Mutant("bounded_decimal_mantissa_dropped", "dropped term",
+           "the compact form of an upper end m 10^E prints 10^E, dropping the mantissa's factor m > 1 (below the value)",
+           "reference/precision.py",
+           '        F = directed_decimal(E + (m != 1), k, "upper")',
+           '        F = directed_decimal(E, k, "upper")',
+           ("tests/test_printing_limits.py", "-k", "compact")),
+    Mutant("probability_upper_end_not_clipped", "regression",
+           "a delta's certified upper end above 1 is printed as it is (1.00000000001) instead of 1",
+           "reference/precision.py",
+           '        if direction == "upper" and v > 1:\n            return "1"',
+           '        if direction == "upper" and v > 2:\n            return "1"',
+           ("tests/test_printing_limits.py", "-k", "above_one or clipped")),
+    Mutant("spec_count_read_as_a_parameter", "regression",
+           "a malformed count (x-5, x1.5, x) is left in the parameter text, so the refusal blames eps",
+           "reference/profiles/check.py",
+           '_ITEM = re.compile(r"^\\s*([A-Za-z_-]+)\\s*:\\s*([^xX*×]*?)\\s*(?:([xX*×])\\s*(.*?))?\\s*$", re.DOTALL)',
+           '_ITEM = re.compile(r"^\\s*([A-Za-z_-]+)\\s*:\\s*(.*?)\\s*(?:([xX*])\\s*([0-9]+))?\\s*$", re.DOTALL)',
+           ("tests/test_printing_limits.py", "-k", "count or multiplication")),
     Mutant("plan_k_hi_one_too_many", "off-by-one",
            "the optimum's upper end is the first k certified over budget instead of that k minus one",
            "reference/profiles/workload.py",
