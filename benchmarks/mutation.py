@@ -22,7 +22,7 @@ collection error gives):
 
 Before the mutants, each distinct selection runs once on the unmutated copy (its baseline).
 
-Run (the whole list: 109 mutants and 76 baselines, one per distinct selection; all killed when the list of 107 was
+Run (the whole list: 117 mutants and 83 baselines, one per distinct selection; all killed when the list of 107 was
 last run in full, about 7 minutes of wall time measured on the project's two cores while a test run loaded them)::
 
     python benchmarks/mutation.py                  # every mutant; a table of outcomes per module
@@ -700,6 +700,31 @@ MUTANTS = (
            "        rep = verify(target, res.adversary, max_V=math.inf if res.max_V is None else res.max_V)",
            "        rep = verify(target, res.adversary, 1)",
            ("proofs/test_game_horizon.py", "-k", "refute")),
+    Mutant("dpsgd_game_filter_first_dominating_item", "regression",
+           "DPSGDGameFilter charges a step at the first menu item that dominates it, not the cheapest",
+           "reference/accountants/dpsgd_game.py",
+           'if it.dominates(q, sigma, scale) and (best is None or self._p["charges"][k] < self._p["charges"][best]):',
+           'if it.dominates(q, sigma, scale) and best is None:',
+           ("tests/test_dpsgd_game_filter.py", "-k", "cheapest")),
+    Mutant("dpsgd_game_filter_admits_one_unit_short", "off-by-one",
+           "DPSGDGameFilter refuses a step that exactly exhausts its budget (>= instead of >)",
+           "reference/accountants/dpsgd_game.py",
+           "            if self._spent + c > self._cert.budget:",
+           "            if self._spent + c >= self._cert.budget:",
+           ("tests/test_dpsgd_game_filter.py", "-k", "homogeneous")),
+    Mutant("dpsgd_game_filter_load_skips_the_certificate", "dropped term",
+           "a saved DP-SGD game filter is loaded without comparing its stored certificate with the recomputed one",
+           "reference/accountants/dpsgd_game.py",
+           "            if kw[name] != obj._p[name]:",
+           "            if False:",
+           ("tests/test_dpsgd_game_filter.py", "-k", "save_and_restore")),
+    Mutant("sgm_item_dominates_in_floating_point", "rounding direction",
+           "a menu item's domination test compares the step's sigma/scale as a double (rounded to nearest, up here), "
+           "so a slightly leakier step is charged at a cheaper item",
+           "reference/bounds/sgm_game.py",
+           "        return q <= self.q and sigma / scale >= self.sigma_eff",
+           "        return q <= self.q and float(sigma / scale) >= self.sigma_eff",
+           ("tests/test_dpsgd_game_filter.py", "-k", "rounding_direction")),
     Mutant("calibrated_renyi_fast_path_wrong_end", "swapped end",
            "the calibrated Renyi decision's fast path admits when the LOWER end of the charge fits",
            "reference/bounds/calibrated.py",

@@ -110,9 +110,9 @@ def test_rounding_direction_of_the_charge(cert):
     """Negative control: a step a hair leakier than item 1 (sigma just below 5/8, or q just above) is NOT item 1's."""
     _, c = cert
     f = make()
-    assert f.charged_item(F(1, 10), F(5, 8) - F(1, 10 ** 12)) == 0
+    assert f.charged_item(F(1, 10), F(5, 8) - F(1, 10 ** 20)) == 0   # closer to 5/8 than any double: exact comparison
     assert f.charged_item(F(1, 10) - F(1, 10 ** 12), F(5, 8)) == 1   # the positive side: a hair less leaky is item 1's
-    assert f.charged_item(F(1, 10), F(5, 16) - F(1, 10 ** 12), F(1, 2)) == 0
+    assert f.charged_item(F(1, 10), F(5, 16) - F(1, 10 ** 20), F(1, 2)) == 0
     with pytest.raises(ValueError, match="no menu item dominates"):
         f.charge(F(1, 10) + F(1, 10 ** 12), F(5, 8))
 
