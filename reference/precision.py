@@ -66,6 +66,8 @@ __all__ = [
     "sign_of",
     "compare_exp_rational",
     "directed_decimal",
+    "bounded_decimal",
+    "compact_text",
     "mpf_to_fraction",
     "last_true",
     "digits_of_inverse",
@@ -89,6 +91,11 @@ MAX_LITERAL_DIGITS = 100_000
 MAX_DIGITS = 100_000
 #: Most bits in the binary exponent of a value :func:`directed_decimal` prints (|x| < 2^(2^8192)).
 MAX_EXPONENT_BITS = 8192
+#: Most digits of a decimal exponent :func:`bounded_decimal` prints as it is (|x| from 1e-999999999 to
+#: 9.99e999999999); beyond, it prints the compact form ``10^(F)``.
+PRINT_EXPONENT_DIGITS = 9
+#: Significant digits of the exponent F of the compact form ``10^(F)`` (at most; fewer if fewer are asked).
+PRINT_EXPONENT_SIG = 12
 
 INF = mpmath.mpf("inf")
 
@@ -843,6 +850,71 @@ def directed_decimal(x, digits: int, direction: str) -> str:
     mant = s[0] + ("." + tail if tail else "")
     out = f"{mant}e{_int_str(e)}" if (e < -5 or e >= digits) else _plain(s, exp10)
     return ("-" if neg else "") + out
+
+
+def bounded_decimal(x, digits: int, direction: str, *, probability: bool = False) -> str:
+    """:func:`directed_decimal` of ``x`` in a bounded length, keeping its rounding direction: the text to print.
+
+    Contract: the text is ``directed_decimal(x, digits, direction)`` except in two cases, in
+    each of which an ``"upper"`` text is still >= x and a ``"lower"`` text still <= x:
+
+    * **Beyond the ordinary range** (a decimal exponent of more than
+      :data:`PRINT_EXPONENT_DIGITS` digits: delta = e^(-10^300) is a number whose exponent
+      alone has 300 digits), the text is ``10^(F)`` (``-10^(F)`` for x < 0), F printed with
+      ``min(digits, PRINT_EXPONENT_SIG)`` significant digits by :func:`directed_decimal`
+      rounded so that the bound holds: with the directed text m 10^E (1 <= m < 10) of x,
+      an upper end 0 < x <= m 10^E <= 10^(E+1) prints F >= E + 1 (F >= E when m = 1), a
+      lower end x >= m 10^E >= 10^E prints F <= E, and mirrored for x < 0; ``"exact"``
+      prints F nearest to E + log10(m).  The text has at most 25 characters whatever x (F
+      has at most 13 digits and an exponent of at most 4, since ``|E| < 2^8192``).
+    * **probability=True** declares x an end of a bracket on a probability (a delta, a game
+      value): an upper end above 1 prints ``"1"`` and a lower end below 0 prints ``"0"``.
+      Both are valid bounds, since a probability lies in [0, 1] (a composition's delta(eps)
+      is the largest difference of two probabilities of one event); only the text changes.
+
+    Derivation: this project (the two bullets above; rounding E + 1 up and E down only moves
+    the printed bound further out).  Preconditions and errors: those of
+    :func:`directed_decimal` (NaN, digits outside [1, MAX_DIGITS], an unknown direction,
+    ``|x|`` beyond ``2^(+-2^MAX_EXPONENT_BITS)``).
+    """
+    if probability and direction in ("upper", "lower"):
+        v = x if isinstance(x, (mpmath.mpf, Fraction)) else to_exact(x, "x")
+        if direction == "upper" and v > 1:
+            return "1"
+        if direction == "lower" and v < 0:
+            return "0"
+    s = directed_decimal(x, digits, direction)
+    mant, sep, exp = s.partition("e")
+    if not sep or len(exp.lstrip("+-")) <= PRINT_EXPONENT_DIGITS:
+        return s
+    neg = mant.startswith("-")
+    m, E = Fraction(mant.lstrip("-")), int(exp)  # the printed value is (-1)^neg m 10^E exactly, 1 <= m < 10
+    k = min(_check_digits(digits), PRINT_EXPONENT_SIG)
+    if direction == "exact":
+        F = directed_decimal(E + Fraction(math.log10(m)), k, "exact")  # log10(m) in [0, 1): a double is ample
+    elif (direction == "upper") != neg:  # |x| <= m 10^E <= 10^(E+1): the largest |.| printed, F rounded up
+        F = directed_decimal(E + (m != 1), k, "upper")
+    else:  # |x| >= m 10^E >= 10^E: the smallest |.| printed, F rounded down
+        F = directed_decimal(E, k, "lower")
+    return f"{'-' if neg else ''}10^({F})"
+
+
+def compact_text(q, *, ratio: bool = False) -> str:
+    """A text of the rational ``q`` of at most 32 characters, for echoing an input in a message or a JSON field.
+
+    Exact when q has at most 17 significant decimal digits (``"1e-400"``, ``"1e300"``,
+    ``"0.25"``: the form of :func:`directed_decimal`, which :func:`to_exact` and
+    ``Fraction`` parse back to q); otherwise ``"~"`` and q rounded to nearest to 17 digits
+    (``"~0.33333333333333333"``).  With ``ratio``, the exact ``"p/q"`` text (``str`` of the
+    Fraction) is kept whenever it has at most 32 characters (the JSON form of exact inputs).
+    Use it where an exact text could have hundreds of digits (``1/10^400``, ``10^300 + 1``);
+    a certified end is printed by :func:`bounded_decimal`.
+    """
+    q = q if isinstance(q, Fraction) else to_exact(q, "q")
+    if ratio and max(q.numerator.bit_length(), q.denominator.bit_length()) <= 128 and len(str(q)) <= 32:
+        return str(q)
+    lo = directed_decimal(q, 17, "lower")
+    return lo if lo == directed_decimal(q, 17, "upper") else "~" + directed_decimal(q, 17, "exact")
 
 
 def _plain(s: str, exp10: int) -> str:

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Optional
 
 from ..catalog import Param, cites, register
-from ..precision import Domain, check
+from ..precision import Domain, check, compact_text
 
 __all__ = ["GameTooLarge", "MAX_BUDGET", "FINE", "RATIO", "ETA_REL", "game_menu", "charge_index", "GameBudget", "game_budget",
            "game_filter_budget", "game_filter_rounds", "kov_count"]
@@ -126,11 +126,14 @@ class GameBudget:
     cells: int = field(default=0, compare=False)
 
     def as_dict(self) -> dict:
-        """JSON-ready certificate: exact values as ``"p/q"`` strings."""
-        return {"budget": self.budget, "grid": str(self.grid), "eps_max": str(self.eps_max), "menu": list(self.steps),
+        """JSON-ready certificate: the game values as exact ``"p/q"`` strings; the inputs (grid, eps_max, eps, delta)
+        as ``"p/q"`` when that is short, else as a short decimal (:func:`~reference.precision.compact_text`: exact
+        up to 17 significant digits, e.g. ``"1e-300"``), never a text of hundreds of digits."""
+        c = lambda q: compact_text(q, ratio=True)  # noqa: E731
+        return {"budget": self.budget, "grid": c(self.grid), "eps_max": c(self.eps_max), "menu": list(self.steps),
                 "charges": [m * m for m in self.steps], "game_value_at_budget_upper": str(self.upper_at_budget),
                 "game_value_above_budget_lower": str(self.lower_above), "decided": self.decided,
-                "eps": str(self.eps), "delta": str(self.delta), "horizon": self.R_max, "kov_count": self.kov,
+                "eps": c(self.eps), "delta": c(self.delta), "horizon": self.R_max, "kov_count": self.kov,
                 "engine": self.engine}
 
 
@@ -183,7 +186,7 @@ def game_budget(eps, delta, grid, eps_max=None, *, fine: int = FINE, ratio=RATIO
     delta = check("delta", delta, _U)
     if delta < MIN_DELTA:
         raise ValueError(f"delta must be at least 1e-300 for the game engine (its doubles carry an underflow term of "
-                         f"about 1e-318 per game), found {delta}")
+                         f"about 1e-318 per game), found {compact_text(delta)}")
     grid = check("grid", grid, _P)
     em = None if eps_max is None else check("eps_max", eps_max, _P)
     if em is not None and em < grid:

@@ -180,7 +180,7 @@ class PairGameTable:
 @cites(ZDW, "Definition 7 (dominating pairs)", "Theorem 10 (adaptive composition of dominating pairs)")
 @cites(DRS, "Proposition 2.12 and Theorem 2.10 (f-DP, hockey-stick profiles and Blackwell's post-processing)")
 @cites(W22, "Theorem 1 (filter semantics: a stopped adaptive interaction)")
-def pair_game(eps, h, laws: Sequence[StepLaw], costs: Sequence[int], R_max: int, *, window: tuple,
+def pair_game(eps, h, laws: Sequence[StepLaw], costs: Sequence[int], R_max: int, *, window,
               max_bytes: int = MAX_BYTES, progress: Optional[Callable[[int, int], None]] = None) -> PairGameTable:
     """Game values V(R, 0), R = 0..R_max, of the filter "admit item k while costs[k] <= R" on discrete step laws.
 
@@ -188,11 +188,14 @@ def pair_game(eps, h, laws: Sequence[StepLaw], costs: Sequence[int], R_max: int,
     lower laws (:class:`StepLaw`); the returned table's :meth:`PairGameTable.upper` (upper laws)
     is >= the game value G_R of every menu whose items are dominated by the laws' pairs, and
     :meth:`PairGameTable.lower` (lower laws) is <= the value of an actual analyst (module
-    docstring, steps 4-6).  ``window = (lo, hi)``: the loss indices kept; outside it the rows are
-    closed as the module docstring says (valid on either side for any window; only tightness
-    depends on it).  Preconditions: eps >= 0 and h > 0 rationals; costs positive integers, one
-    per law; R_max >= 0; lo <= 0 <= hi.  Memory: a ring of (largest cost + 1) rows of the window
-    plus pads (float64); more than ``max_bytes`` is refused before anything is allocated.
+    docstring, steps 4-6).  ``window``: the loss indices kept at each remaining budget, either one
+    pair ``(lo, hi)`` for every level or a function ``R -> (lo_R, hi_R)``; outside it the rows are
+    closed as the module docstring says (valid on either side for any windows; only tightness
+    depends on them: a level whose remaining budget cannot carry the loss from far below up to
+    eps, or that the root cannot reach, needs only a narrow window).  V(R, 0) outside the level's
+    window is read by the same closure.  Preconditions: eps >= 0 and h > 0 rationals; costs
+    positive integers, one per law; R_max >= 0; lo_R <= hi_R.  Memory: a ring of (largest cost + 1)
+    rows (float64); more than ``max_bytes`` is refused before anything is allocated.
     """
     eps = check("eps", eps, Domain.nonnegative())
     h = check("h", h, Domain.positive())
@@ -202,60 +205,74 @@ def pair_game(eps, h, laws: Sequence[StepLaw], costs: Sequence[int], R_max: int,
     if len(sides) != 1:
         raise ValueError(f"all laws must be of one side (upper or lower), found {sorted(sides)}")
     side = sides.pop()
+    up = side == "upper"
     for i, c in enumerate(costs):
         if not isinstance(c, (int, np.integer)) or isinstance(c, bool) or c < 1:
             raise ValueError(f"costs[{i}] must be a positive integer, found {c!r}")
     if not isinstance(R_max, (int, np.integer)) or isinstance(R_max, bool) or R_max < 0:
         raise ValueError(f"R_max must be an integer >= 0, found {R_max!r}")
-    lo, hi = (int(x) for x in window)
-    if not lo <= 0 <= hi:
-        raise ValueError(f"window must satisfy lo <= 0 <= hi, found {window!r}")
+    if callable(window):
+        win = window
+    else:
+        lo, hi = (int(x) for x in window)
+        if not lo <= 0 <= hi:
+            raise ValueError(f"window must satisfy lo <= 0 <= hi, found {window!r}")
+        win = (lambda R, _w=(lo, hi): _w)
     t0 = time.perf_counter()
     costs = tuple(int(c) for c in costs)
     R_max = int(R_max)
-    W = hi - lo + 1
-    pad_dn = max(0, max(-L.off for L in laws))       # cells read below the window
-    pad_up = max(0, max(L.top for L in laws))        # cells read above it
+    wins = [tuple(int(x) for x in win(R)) for R in range(R_max + 1)]
+    for R, (a, b) in enumerate(wins):
+        if a > b:
+            raise ValueError(f"window({R}) must satisfy lo <= hi, found {(a, b)}")
+    g_lo = min(a for a, _ in wins) + min(0, min(L.off for L in laws))
+    g_hi = max(b for _, b in wins) + max(0, max(L.top for L in laws))
+    W_max = max(b - a + 1 for a, b in wins)
     ring = max(costs) + 1
-    nbytes = ring * (W + pad_dn + pad_up) * 8 + 6 * W * 8
+    S_max = max(len(L.p) for L in laws)
+    nbytes = (ring + 4) * (W_max + S_max) * 8 + 2 * (g_hi - g_lo + 1) * 8
     if nbytes > max_bytes:
-        raise GameMemoryError(f"the game needs {nbytes} bytes (window {W} cells, largest cost {max(costs)}), more than "
-                              f"max_bytes = {max_bytes}: use a coarser grid, a narrower window or smaller costs")
-    # payoff on the window and, for the lower side, on the cells above it (a lower bound of V there)
-    if side == "upper":
-        f = payoff_up(eps, h, lo, W)
-        above = np.ones(pad_up)
-    else:
-        f = payoff_down(eps, h, lo, W)
-        above = payoff_down(eps, h, hi + 1, pad_up) if pad_up else np.zeros(0)
-    buf = np.empty((ring, pad_dn + W + pad_up))
-    buf[:, pad_dn + W:] = above
+        raise GameMemoryError(f"the game needs {nbytes} bytes (window up to {W_max} cells, largest cost {max(costs)}), more "
+                              f"than max_bytes = {max_bytes}: use a coarser grid, a narrower window or smaller costs")
+    # the payoff on every cell a level or a read can touch; for the lower side it also closes a row above its window
+    pay = payoff_up(eps, h, g_lo, g_hi - g_lo + 1) if up else payoff_down(eps, h, g_lo, g_hi - g_lo + 1)
+    rows: list = [None] * ring      # ring of (lo, values) per remaining budget
     order = sorted(range(len(laws)), key=lambda k: costs[k])
     raw = np.empty(R_max + 1)
-    new = np.empty(W)
-    cand = np.empty(W)
-    i0 = -lo
     terms = max(int(np.count_nonzero(L.p)) for L in laws) + 1
+
+    def read(rec, a: int, n: int) -> np.ndarray:
+        """The row ``rec`` on the cells a..a+n-1, closed outside its window (module docstring, steps 4-5)."""
+        lo_c, vals = rec
+        hi_c = lo_c + len(vals) - 1
+        out = np.empty(n)
+        i1 = min(max(lo_c - a, 0), n)           # cells below the row's window
+        i2 = min(max(hi_c + 1 - a, 0), n)       # first cell above it
+        out[:i1] = vals[0] if up else 0.0       # upper: read at lo (V nondecreasing); lower: 0 <= V
+        if i2 > i1:
+            out[i1:i2] = vals[a + i1 - lo_c: a + i2 - lo_c]
+        if n > i2:
+            out[i2:] = 1.0 if up else pay[a + i2 - g_lo: a + n - g_lo]   # upper: V <= 1; lower: V >= payoff
+        return out
+
     for R in range(R_max + 1):
-        new[:] = f
+        lo, hi = wins[R]
+        W = hi - lo + 1
+        new = pay[lo - g_lo: hi + 1 - g_lo].copy()
         for k in order:
             c = costs[k]
             if c > R:
                 break
             L = laws[k]
-            row = buf[(R - c) % ring]
-            if side == "upper":
-                row[:pad_dn] = row[pad_dn]          # below the window: read at lo (V nondecreasing in the loss)
-            else:
-                row[:pad_dn] = 0.0                  # below the window: 0 <= V
-            start = pad_dn + L.off
-            # cand[i] = sum_j p[j] row[start + i + j]: a correlation (nonnegative terms; any summation order is covered)
-            cand[:] = np.convolve(row[start: start + W + len(L.p) - 1], L.rev, "valid")
+            ext = read(rows[(R - c) % ring], lo + L.off, W + len(L.p) - 1)
+            # cand[i] = sum_j p[j] ext[i + j]: a correlation (nonnegative terms; any summation order is covered)
+            cand = np.convolve(ext, L.rev, "valid")
             if L.inf:
                 cand += L.inf
             np.maximum(new, cand, out=new)
-        buf[R % ring, pad_dn: pad_dn + W] = new
-        raw[R] = new[i0]
+        rows[R % ring] = (lo, new)
+        raw[R] = read((lo, new), 0, 1)[0]
         if progress is not None and (R % 1024 == 0 or R == R_max):
             progress(R, R_max)
-    return PairGameTable(eps, h, costs, R_max, (lo, hi), raw, side, terms, min(costs), time.perf_counter() - t0)
+    return PairGameTable(eps, h, costs, R_max, (min(a for a, _ in wins), max(b for _, b in wins)), raw, side, terms,
+                         min(costs), time.perf_counter() - t0)

@@ -17,10 +17,12 @@ increasing in x; buckets B_a = {x : l(x) in [a h, (a + 1) h]}, a bucketing being
   the split pair dominates the pair (merging is a post-processing); the reversed pair's law is
   the split's Q-masses at the negated losses.  Masses are upper ends of Arb balls rounded up to
   doubles; the P- and Q-tails above the top bucket (below ``eta`` each) go to +infinity.
-* lower laws: each bucket as one atom at the loss rounded down, a h, with P-mass e^{a h} Q(B_a)
-  <= P(B_a) (remove) and, for the reversed pair, at -(a + 1) h with mass e^{-(a + 1) h} P(B_a)
-  <= Q(B_a); lower ends of Arb balls rounded down; tails dropped.  This end converges at first
-  order in h (the losses are rounded down by up to h per step).
+* lower laws: each bucket as one atom at its loss rounded down, a h <= l_B = log(P(B_a)/Q(B_a)),
+  with its P-mass P(B_a) (remove) and, for the reversed pair, at -(a + 1) h <= -l_B with its
+  Q-mass Q(B_a); lower ends of Arb balls rounded down; tails dropped.  Masses no larger than the
+  bucketed pair's and losses no larger than its losses are what step 5 of
+  :mod:`reference.bounds.pair_game` needs.  This end converges at first order in h (the losses
+  are rounded down by up to h per step).
 
 Both are rigorous for every grid; the grid and the window only change how tight the bracket is.
 """
@@ -193,9 +195,9 @@ def sgm_law(q: Fraction, sigma_eff: Fraction, bits: int, eta: Fraction, directio
                     acc[i + 1] += _ub(p_hi * eb)
             else:
                 if direction == "remove":
-                    acc[i] += _lb(QB / ea)      # e^{a h} Q(B) <= P(B), at loss a h
+                    acc[i] += _lb(PB)           # the bucket's P-mass at its loss rounded down, a h <= l_B
                 else:
-                    acc[i + 1] += _lb(PB * eb)  # e^{-(a+1) h} P(B) <= Q(B), at loss -(a + 1) h
+                    acc[i + 1] += _lb(QB)       # the reversed pair: Q-mass at -(a + 1) h <= -l_B
             prev = cur
         inf = 0.0
         if up:
@@ -260,10 +262,16 @@ class SGMGameCertificate:
                 "decided": self.decided, "window": list(self.window), "seconds": round(self.seconds, 3)}
 
 
-def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction) -> tuple[int, int]:
-    """A loss window for tightness (a choice: the game is valid for any window): from well below any path's reach of
-    eps with the whole budget to eps + 8 (above it, V is within e^-8 of 1)."""
-    m = v = 0.0
+def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction, z: float = 8.0):
+    """Level windows for tightness (a choice: the game is valid for any windows), R -> (lo_R, hi_R).
+
+    With m and v the largest |mean| and variance of a law's loss per unit of cost and J the largest
+    single move, the loss moves by at most reach(n) = n m + z sqrt(n v) + J + 1 over n units, except
+    with a small probability (the laws are heavy-tailed on the right, hence J): at remaining budget R the row is kept from eps - reach(R) (below it, eps is out of
+    reach) and from -reach(R_max - R) (the root cannot have fallen further) up to
+    min(eps + 8, reach(R_max - R)) (above eps + 8, V is within e^-8 of 1).
+    """
+    m = v = jump = 0.0
     hf = float(h)
     for L, c in zip(laws, costs):
         x = (np.arange(len(L.p)) + L.off) * hf
@@ -271,10 +279,19 @@ def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction) -> tuple[int, i
         mu = float((L.p * x).sum()) / tot
         var = float((L.p * (x - mu) ** 2).sum()) / tot
         m, v = max(m, abs(mu) / c), max(v, var / c)
-    reach = R_max * m + 10 * math.sqrt(R_max * v) + 1.0
-    lo = min(0, math.floor((float(eps) - reach) / hf))
-    hi = max(0, math.ceil((float(eps) + 8.0) / hf))
-    return lo, hi
+        jump = max(jump, abs(L.off) * hf, abs(L.top) * hf)
+    e = float(eps)
+
+    def reach(n: int) -> float:
+        return n * m + z * math.sqrt(n * v) + jump + 1.0
+
+    def win(R: int) -> tuple[int, int]:
+        up = reach(R_max - R)
+        hi = math.ceil(min(e + 8.0, up) / hf)
+        lo = math.floor(max(e - reach(R), -up) / hf)
+        return min(lo, hi), hi
+
+    return win
 
 
 @cites(ZDW, "Proposition 30 / Theorem 10")
@@ -305,7 +322,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     h = Fraction(1, 1 << bits)
     D = R_max // min(costs) + 1
     eta = Fraction(delta) / (1 << 24) / D if eta is None else Fraction(eta)
-    best, up_at, lo_above, win = None, None, None, None
+    best, up_at, lo_above = None, None, None
     tables = {}
     for direction in ("remove", "add"):
         laws = [sgm_law(it.q, it.sigma_eff, bits, eta, direction, "upper") for it in items]
@@ -314,20 +331,21 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
         tables[direction] = t
         b = t.largest_budget(delta)
         if best is None or b < best:
-            best, win = b, w
+            best = b
     up_at = max(tables[d].upper(best) for d in tables) if best >= 0 else None
     decided = False
     if lower and 0 <= best < R_max:
         vals = []
         for direction in ("remove", "add"):
             laws = [sgm_law(it.q, it.sigma_eff, bits, eta, direction, "lower") for it in items]
-            w = window or _window(laws, costs, R_max, eps, h)
+            w = window or _window(laws, costs, best + 1, eps, h)
             t = pair_game(eps, h, laws, costs, best + 1, window=w)
             vals.append(t.lower(best + 1))
         lo_above = max(vals)
         decided = lo_above > delta
-    return SGMGameCertificate(eps, delta, items, tuple(costs), bits, best, up_at, lo_above, decided, win,
-                              time.perf_counter() - t0, {"eta": str(eta)})
+    wins = {d: tables[d].window for d in tables}
+    return SGMGameCertificate(eps, delta, items, tuple(costs), bits, best, up_at, lo_above, decided, wins["remove"],
+                              time.perf_counter() - t0, {"eta": str(eta), "windows": wins})
 
 
 def default_costs(k0: Sequence[int], max_units: int = 64, tol: float = 0.02) -> tuple[int, ...]:

@@ -41,7 +41,7 @@ def _check(args) -> int:
     print(f"claim:       eps = {args.eps}, delta = {args.delta}")
     d = db.as_dict(args.digits)
     e = eb.as_dict(args.digits)
-    kind = "exact profile" if eb.exact else "bracket (true value between two certified bounds)"
+    kind = "exact profile" if db.exact else "bracket (true value between two certified bounds)"  # of the delta line
     print(f"true delta at eps = {args.eps}:   [{d['lower']}, {d['upper']}]  width {d['width']}  ({kind})")
     print(f"true eps at delta = {args.delta}: [{e['lower']}, {e['upper']}]  width {e['width']}")
     if eb.exact:

@@ -13,6 +13,7 @@ __all__ = ["add_cli"]
 
 def _game(args) -> int:
     from ..bounds.game_filter import GameTooLarge, game_budget
+    from ..precision import bounded_decimal, compact_text
     from .common import build_info, error_line
 
     try:
@@ -28,13 +29,16 @@ def _game(args) -> int:
         print(json.dumps({**cert, "seconds": round(gb.seconds, 3), **build_info()}, indent=2))
         return 0
     pct = 100 * gb.budget / gb.kov if gb.kov else 100.0
-    print(f"Game-certified filter for target (eps, delta) = ({gb.eps}, {gb.delta}), grid g = {gb.grid}:")
-    print(f"  budget B* = {gb.budget} units of g^2: {gb.budget} steps of {gb.grid}-DP "
+    c = lambda q: compact_text(q, ratio=True)  # noqa: E731
+    print(f"Game-certified filter for target (eps, delta) = ({c(gb.eps)}, {c(gb.delta)}), grid g = {c(gb.grid)}:")
+    print(f"  budget B* = {gb.budget} units of g^2: {gb.budget} steps of {c(gb.grid)}-DP "
           f"({pct:.1f}% of the optimal non-adaptive {gb.kov})")
-    print(f"  a step eps_t <= eps_max = {gb.eps_max} is charged (g m)^2, m the least menu multiple with g m >= eps_t;")
+    print(f"  a step eps_t <= eps_max = {c(gb.eps_max)} is charged (g m)^2, m the least menu multiple with g m >= eps_t;")
     print(f"  menu multiples m: {', '.join(map(str, gb.steps))}")
-    print(f"  certificate: game value at B* <= {float(gb.upper_at_budget):.6g} <= delta"
-          + (f"; at B* + 1 >= {float(gb.lower_above):.6g} > delta (B* is the largest budget for this menu)"
+    # the game values are probabilities, printed directed (a double's %g rounds to nearest, and loses digits below 1e-308)
+    print(f"  certificate: game value at B* <= {bounded_decimal(gb.upper_at_budget, 6, 'upper', probability=True)} <= delta"
+          + (f"; at B* + 1 >= {bounded_decimal(gb.lower_above, 6, 'lower', probability=True)} > delta "
+             f"(B* is the largest budget for this menu)"
              if gb.decided else "; B* + 1 not certified above delta (B* is safe, perhaps not the largest)"))
     print(f"  engine {gb.engine}, horizon {gb.R_max}, {gb.seconds:.2f} s")
     return 0

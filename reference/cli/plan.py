@@ -16,6 +16,7 @@ __all__ = ["Step", "parse_workload", "plan", "render_plan", "add_cli"]
 
 
 def _plan(args) -> int:
+    from ..precision import compact_text
     from ..profiles.workload import plan_workload, render_workload_plan
     from .common import build_info, error_line
 
@@ -32,7 +33,7 @@ def _plan(args) -> int:
         print(f"fullyadaptive plan: note: the search for k* {p['optimum']['stopped']}; the bracket printed is certified "
               f"but wider than it could be", file=sys.stderr)
     if args.json:
-        out = {**p, "eps": str(p["eps"]), "delta": str(p["delta"]), **build_info()}
+        out = {**p, "eps": compact_text(p["eps"], ratio=True), "delta": compact_text(p["delta"], ratio=True), **build_info()}
         print(json.dumps(out, indent=2, default=str))
     else:
         print(render_workload_plan(p))

@@ -47,7 +47,7 @@ from pathlib import Path
 import mpmath
 
 from ..bounds import classical as cl
-from ..precision import Domain, certified, check as _check, directed_decimal, mpf_to_fraction, to_exact
+from ..precision import Domain, bounded_decimal, certified, check as _check, compact_text, mpf_to_fraction, to_exact
 from . import laplace as lap
 from . import pure_dp, subsampled_gaussian as sgm
 from .conversions import Bracket, integer_order_delta, integer_order_eps, round_down, round_up
@@ -85,15 +85,26 @@ class Step:
         return dict(self.params)[name]
 
     def text(self) -> str:
+        """The item as a spec text, for display (a count or value beyond 32 characters is shortened by :func:`_fmt`)."""
         inner = ",".join(f"{k}={_fmt(v)}" for k, v in self.params)
-        return f"{self.mechanism}:{inner}" + (f"x{self.count}" if self.count != 1 else "")
+        return f"{self.mechanism}:{inner}" + (f"x{_fmt(Fraction(self.count))}" if self.count != 1 else "")
+
+
+#: Longest text :func:`_fmt` prints as it is; a longer one is replaced by :func:`reference.precision.compact_text`.
+FMT_MAX_CHARS = 32
 
 
 def _fmt(q: Fraction) -> str:
-    """An exact text for a rational: an integer, a float's repr or hex, a finite decimal (scientific beyond 30
-    digits of zeros), or p/q; beyond Python's integer-to-text limit an approximation marked with '~'."""
-    if max(q.numerator.bit_length(), q.denominator.bit_length()) > 12000:
-        return "~" + mpmath.nstr(mpmath.fdiv(q.numerator, q.denominator, prec=64), 17)
+    """A text for a rational of at most FMT_MAX_CHARS characters: an integer, a float's repr or hex, a finite decimal
+    (scientific beyond 30 digits of zeros), or p/q when that is short; else :func:`~reference.precision.compact_text`
+    (exact when 17 significant digits suffice, e.g. 1e300 or 1e-400, else marked with '~')."""
+    if max(q.numerator.bit_length(), q.denominator.bit_length()) > 200:  # more than 60 digits: never short
+        return compact_text(q)
+    s = _fmt_exact(q)
+    return s if len(s) <= FMT_MAX_CHARS else compact_text(q)
+
+
+def _fmt_exact(q: Fraction) -> str:
     if q.denominator == 1:
         return str(q.numerator)
     f = float(q) if abs(q) < 1e300 else math.inf
@@ -144,14 +155,37 @@ def _step(mech: str, params: dict, count, binary: bool) -> Step:
     missing = [n for n in names if n not in full]
     if missing:
         raise ValueError(f"{mech}: missing parameter(s) {missing}")
-    if isinstance(count, bool) or not isinstance(count, int):
-        count = int(str(count))
-    if count < 1:
-        raise ValueError(f"{mech}: the repetition count must be >= 1, found {count}")
-    return Step(mech, tuple((n, _value(full[n], n, binary)) for n in names), count)
+    k = _count(mech, count)
+    return Step(mech, tuple((n, _value(full[n], n, binary)) for n in names), k)
 
 
-_ITEM = re.compile(r"^\s*([A-Za-z_-]+)\s*:\s*(.*?)\s*(?:[xX\*]\s*(\d+))?\s*$")
+#: Most digits of a repetition count (a count of 10^4000 steps is far beyond any route's certified reach anyway).
+COUNT_MAX_DIGITS = 4000
+
+
+def _count(mech: str, count) -> int:
+    """The repetition count of an item: an int >= 1, or a string of ASCII digits (a JSON number must be an integer).
+
+    Raises ValueError naming the count, its domain and the text found (never blaming a parameter)."""
+    if isinstance(count, int) and not isinstance(count, bool):
+        n = count
+    else:
+        text = count if isinstance(count, str) else repr(count)
+        t = text.strip()
+        if not (t.isascii() and t.isdigit()) or len(t) > COUNT_MAX_DIGITS:
+            shown = t if len(t) <= 40 else t[:37] + "..."
+            raise ValueError(f"{mech}: the repetition count must be a positive integer (at most {COUNT_MAX_DIGITS} "
+                             f"ASCII digits), found {shown!r}")
+        n = int(t)
+    if n < 1:
+        raise ValueError(f"{mech}: the repetition count must be a positive integer, found {_fmt(Fraction(n))}")
+    return n
+
+
+#: An item: mechanism, ':', its parameters (no count separator in them), then optionally a separator and the count.
+#: The count is anything after the first separator, so that a malformed count ('x-5', 'x1.5', 'x') is refused as a
+#: count; a multiplication sign '×' is read as a separator only to say that the separator is the ASCII 'x'.
+_ITEM = re.compile(r"^\s*([A-Za-z_-]+)\s*:\s*([^xX*×]*?)\s*(?:([xX*×])\s*(.*?))?\s*$", re.DOTALL)
 
 
 def parse_spec(spec, *, binary: bool = False) -> tuple[Step, ...]:
@@ -190,10 +224,15 @@ def parse_spec(spec, *, binary: bool = False) -> tuple[Step, ...]:
         m = _ITEM.match(part)
         if not m:
             raise ValueError(f"cannot parse composition item {part.strip()!r}; expected e.g. 'gaussian:sigma=2x500'")
-        mech, body, cnt = m.group(1), m.group(2), m.group(3)
+        mech, body, sep, cnt = m.group(1), m.group(2), m.group(3), m.group(4)
+        if sep is not None and "=" in cnt:  # the letter is inside a parameter ('rr:ex=1'): no count, name it below
+            body, sep = part.split(":", 1)[1].strip(), None
         mech_n = ALIASES.get(mech.lower(), mech.lower())
         if mech_n not in MECHANISMS:
             raise ValueError(f"unknown mechanism {mech!r} in {part.strip()!r}; known: {sorted(MECHANISMS)}")
+        if sep == "×":
+            raise ValueError(f"{mech}: the repetition count's separator is the ASCII letter 'x' (e.g. 'rr:0.01x10'), "
+                             f"found '×' (the multiplication sign) in {part.strip()[:60]!r}")
         params = {}
         for tok in [t for t in body.split(",") if t.strip()]:
             if "=" in tok:
@@ -204,7 +243,7 @@ def parse_spec(spec, *, binary: bool = False) -> tuple[Step, ...]:
                 if pos is None or pos in params:
                     raise ValueError(f"{mech}: give parameters as name=value, found {tok.strip()!r}")
                 params[pos] = tok.strip()
-        out.append(_step(mech_n, params, int(cnt) if cnt else 1, binary))
+        out.append(_step(mech_n, params, 1 if sep is None else cnt, binary))
     if not out:
         raise ValueError("the composition is empty")
     return tuple(out)
@@ -758,9 +797,9 @@ class Verdict:
             "status": self.status, "tight": self.tight, "message": self.message,
             "delta_at_claimed_eps": self.delta_bracket.as_dict(digits),
             "eps_at_claimed_delta": self.eps_bracket.as_dict(digits),
-            "gap_eps": None if self.gap_eps is None else directed_decimal(self.gap_eps, 6, "exact"),
+            "gap_eps": None if self.gap_eps is None else bounded_decimal(self.gap_eps, 6, "exact"),
             "explanation": self.explanation,
-            "generic_conversions": {k: directed_decimal(v, digits, "upper") for k, v in self.generic.items()},
+            "generic_conversions": {k: bounded_decimal(v, digits, "upper") for k, v in self.generic.items()},
             "exit_status": self.exit_status,
         }
 
@@ -810,37 +849,37 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, 
         gap = e - ehi if ehi is not None and ehi <= e else None
         tight = gap is not None and gap <= t * max(ehi, Fraction(1, 10 ** 30)) and eb.exact
         if tight:
-            msg = f"valid and tight: the certified eps at delta = {_fmt(d)} is at most {directed_decimal(eb.hi, 8, 'upper')} (within {_fmt(t)} relative)"
+            msg = f"valid and tight: the certified eps at delta = {_fmt(d)} is at most {bounded_decimal(eb.hi, 8, 'upper')} (within {_fmt(t)} relative)"
         else:
-            msg = (f"valid but loose by {directed_decimal(gap, 4, 'lower')} in eps: the certified eps at delta = {_fmt(d)} is at most "
-                   f"{directed_decimal(eb.hi, 8, 'upper')}" if gap is not None else
-                   f"valid: the certified delta at eps = {_fmt(e)} is at most {directed_decimal(db.hi, 6, 'upper')}")
+            msg = (f"valid but loose by {bounded_decimal(gap, 4, 'lower')} in eps: the certified eps at delta = {_fmt(d)} is at most "
+                   f"{bounded_decimal(eb.hi, 8, 'upper')}" if gap is not None else
+                   f"valid: the certified delta at eps = {_fmt(e)} is at most {bounded_decimal(db.hi, 6, 'upper', probability=True)}")
             if not eb.exact:
                 msg += " (an upper bound; the exact value may be smaller still)"
         expl = ""
         gen = generic_conversions(steps, d, dps=20)
         below = {k: v for k, v in gen.items() if pure_dp._cmp(v, e) > 0}
         if below:
-            names = "; ".join(f"{k} gives {directed_decimal(v, 6, 'upper')}" for k, v in below.items())
+            names = "; ".join(f"{k} gives {bounded_decimal(v, 6, 'upper')}" for k, v in below.items())
             expl = (f"the claim is below the generic conversion(s) ({names}); it holds because of "
-                    f"{eb.hi_source or eb.source} (certified eps <= {directed_decimal(eb.hi, 6, 'upper')})")
+                    f"{eb.hi_source or eb.source} (certified eps <= {bounded_decimal(eb.hi, 6, 'upper')})")
         return Verdict("valid", bool(tight), msg, comp, e, d, db, eb, round_down(gap, 20) if gap is not None else None, expl, gen)
     if invalid:
         gap = (elo - e) if elo is not None and elo > e else None
         if gap is not None:
-            head = (f"anti-conservative by {directed_decimal(gap, 4, 'lower')} in eps: the true eps at delta = {_fmt(d)} is at least "
-                    f"{directed_decimal(eb.lo, 8, 'lower')}")
+            head = (f"anti-conservative by {bounded_decimal(gap, 4, 'lower')} in eps: the true eps at delta = {_fmt(d)} is at least "
+                    f"{bounded_decimal(eb.lo, 8, 'lower')}")
         elif not mpmath.isfinite(eb.lo):
             head = f"the true eps at delta = {_fmt(d)} is infinite (no finite eps holds at this delta)"
         else:
             head = ""
-        tail = (f"the true delta at eps = {_fmt(e)} is at least {directed_decimal(db.lo, 6, 'lower')} > {_fmt(d)}"
+        tail = (f"the true delta at eps = {_fmt(e)} is at least {bounded_decimal(db.lo, 6, 'lower', probability=True)} > {_fmt(d)}"
                 if pure_dp._cmp(db.lo, d) > 0 else "")
         msg = "INVALID: " + ", and ".join(x for x in (head, tail) if x)
         src = (db.lo_source or db.source) if tail else (eb.lo_source or eb.source)
         return Verdict("invalid", False, msg, comp, e, d, db, eb, -round_down(gap, 20) if gap is not None else None,
                        f"lower end: {src}")
-    msg = (f"undecided: the certified delta at eps = {_fmt(e)} lies in [{directed_decimal(db.lo, 6, 'lower')}, "
-           f"{directed_decimal(db.hi, 6, 'upper')}], which contains the claimed {_fmt(d)}")
+    msg = (f"undecided: the certified delta at eps = {_fmt(e)} lies in [{bounded_decimal(db.lo, 6, 'lower', probability=True)}, "
+           f"{bounded_decimal(db.hi, 6, 'upper', probability=True)}], which contains the claimed {_fmt(d)}")
     expl = f"lower end: {db.lo_source or db.source}; upper end: {db.hi_source or db.source}"
     return Verdict("undecided", False, msg, comp, e, d, db, eb, None, expl)

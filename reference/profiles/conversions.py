@@ -72,11 +72,18 @@ class Bracket:
         return self.hi - self.lo
 
     def as_dict(self, digits: int = 17) -> dict:
-        from ..precision import directed_decimal
+        """The ends as decimal texts (:func:`~reference.precision.bounded_decimal`: directed, of bounded length).
 
-        return {"quantity": self.quantity, "lower": directed_decimal(self.lo, digits, "lower"),
-                "upper": directed_decimal(self.hi, digits, "upper"),
-                "width": directed_decimal(self.hi - self.lo, 3, "upper") if mpmath.isfinite(self.hi) else "inf",
+        A delta is a probability: its upper end prints at most 1 (still an upper bound), and the width is
+        that of the printed bracket.
+        """
+        from ..precision import bounded_decimal
+
+        prob = self.quantity == "delta"
+        hi = mpmath.mpf(1) if prob and self.hi > 1 else self.hi
+        return {"quantity": self.quantity, "lower": bounded_decimal(self.lo, digits, "lower", probability=prob),
+                "upper": bounded_decimal(self.hi, digits, "upper", probability=prob),
+                "width": bounded_decimal(mpmath.fsub(hi, self.lo, prec=64, rounding="u"), 3, "upper") if mpmath.isfinite(hi) else "inf",
                 "exact": self.exact, "source": self.source, "lower_source": self.lo_source or self.source,
                 "upper_source": self.hi_source or self.source}
 

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..bounds.planner import MAX_COUNT, Step as PlanStep, parse_workload, plan
-from ..precision import Domain, check as _check, directed_decimal
+from ..precision import Domain, bounded_decimal, check as _check, compact_text
 from .check import Step, parse_spec, profile
 
 __all__ = ["MAX_EVALUATIONS", "K_MAX", "Optimum", "parse_cycle", "optimum_cycles", "plan_workload", "render_workload_plan"]
@@ -147,7 +147,8 @@ def optimum_cycles(cycle, eps, delta, *, max_evaluations: int = MAX_EVALUATIONS,
         st = "in" if _cmp(b.hi, d) <= 0 else ("over" if _cmp(b.lo, d) > 0 else "undecided")
         out.source = b.source if b.exact else f"lower end: {b.lo_source or b.source}; upper end: {b.hi_source or b.source}"
         out.exact_route = bool(b.exact)
-        out.evaluations.append((k, directed_decimal(b.lo, 8, "lower"), directed_decimal(b.hi, 8, "upper"), st))
+        out.evaluations.append((k, bounded_decimal(b.lo, 8, "lower", probability=True),
+                                bounded_decimal(b.hi, 8, "upper", probability=True), st))
         status[k] = st
         return st
 
@@ -262,7 +263,7 @@ def render_workload_plan(p: dict) -> str:
     """Plain text of :func:`plan_workload`."""
     o = p["optimum"]
     cyc = " + ".join(p["cycle"])
-    L = [f"Plan for target (eps, delta) = ({p['eps']}, {p['delta']}); one cycle = {cyc} ({p['steps_per_cycle']} steps)", ""]
+    L = [f"Plan for target (eps, delta) = ({compact_text(p['eps'], ratio=True)}, {compact_text(p['delta'], ratio=True)}); one cycle = {cyc} ({p['steps_per_cycle']} steps)", ""]
     if o["exact"]:
         L.append(f"optimum k* = {o['k_lo']} cycles (decided: certified delta <= target at k*, > target at k* + 1; "
                  f"{o['source']})")

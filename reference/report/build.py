@@ -17,7 +17,7 @@ from ..bounds.baselines import (
     basic_rounds_homogeneous,
 )
 from ..catalog import VALIDITIES, Entry, entries
-from ..precision import Domain, check, directed_decimal
+from ..precision import Domain, bounded_decimal, check
 from .errata import load_errata
 from .evaluate import evaluate_entry, format_value, prepare_arguments
 from .progress import Progress
@@ -46,7 +46,7 @@ DEFAULTS: dict = {
 
 
 def _dec(x, digits: int, direction: str = "upper") -> str:
-    return directed_decimal(x, digits, direction)
+    return bounded_decimal(x, digits, direction)
 
 
 def _catalog_rows(digits: int, progress: Progress) -> list[dict]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import inspect
 
 from ..catalog import Entry
-from ..precision import DEFAULT_DPS, check_dps, directed_decimal
+from ..precision import DEFAULT_DPS, bounded_decimal, check_dps
 
 __all__ = ["prepare_arguments", "evaluate_entry", "format_value"]
 
@@ -67,7 +67,8 @@ def evaluate_entry(entry: Entry, kwargs: dict, *, digits: int, dps: int | None =
 
 
 def format_value(entry: Entry, value, digits: int) -> str:
-    """Text of a result: the int for int-valued entries, else ``digits`` digits rounded in the entry's direction."""
+    """Text of a result: the int for int-valued entries, else ``digits`` digits rounded in the entry's direction
+    (:func:`~reference.precision.bounded_decimal`: a bounded length, the direction kept)."""
     if entry.returns == "int":
         return str(int(value))
-    return directed_decimal(value, digits, entry.direction)
+    return bounded_decimal(value, digits, entry.direction)
