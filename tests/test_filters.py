@@ -843,6 +843,8 @@ def _accountants_with_remaining():
         (lambda: A.CalibratedZCDPFilter(1, "1e-6"), ("spent", "budget")),
         (lambda: A.GaussianDPFilter(1, "1e-6"), ("mu_budget", "S")),
         (lambda: A.GameFilter(1, "1e-6", "0.01"), ("budget", "spent", "remaining")),
+        (lambda: A.DPSGDGameFilter("22.63", "1e-3", ["subsampled-gaussian:q=0.1,sigma=0.5"], bits=4),
+         ("budget", "spent", "remaining", "steps_left")),
     ]
 
 

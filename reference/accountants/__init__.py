@@ -8,7 +8,9 @@
   :class:`.CalibratedZCDPFilter`;
 * :mod:`.smith2022`: :class:`.GaussianDPFilter` (Smith, Thakurta);
 * :mod:`.game`: :class:`.GameFilter`, whose budget is certified by the exact adaptive game
-  (derived in this project, :mod:`reference.verify.game`).
+  (derived in this project, :mod:`reference.verify.game`);
+* :mod:`.dpsgd_game`: :class:`.DPSGDGameFilter`, a DP-SGD filter on a menu of subsampled-Gaussian
+  steps, whose budget is certified by the exact adaptive game (:mod:`reference.bounds.sgm_game`).
 
 Every accountant parses its parameters exactly, decides exactly, is thread safe and saves
 its state as versioned JSON (``base._Accountant``; a keyed state carries the object's
@@ -30,6 +32,7 @@ from .rogers2016 import (
     Lemma35Odometer,
     Lemma64Odometer,
 )
+from .dpsgd_game import DPSGDGameFilter
 from .game import GameFilter
 from .smith2022 import GaussianDPFilter
 from .whitehouse2023 import DPFilter, MixedFilter, Odometer, ZCDPFilter
@@ -40,5 +43,5 @@ __all__ = [
     "Lemma35Filter", "BasicFilter", "AdvancedFilter", "AdvancedFilterAsPrinted",
     "Lemma35Odometer", "BasicOdometer", "Lemma64Odometer", "AdvancedOdometer", "AdvancedOdometerAsPrinted",
     "RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter",
-    "GaussianDPFilter", "GameFilter",
+    "GaussianDPFilter", "GameFilter", "DPSGDGameFilter",
 ]

@@ -145,7 +145,9 @@ class _Accountant:
 
     Subclasses define ``_PARAMS`` (tuple of ``(name, domain, optional)``), the state
     fields, ``_step_to_json``/``_step_from_json``, ``_apply``, ``_from_params`` and
-    ``_state_problem`` (``None`` when the state is reachable under the rule).
+    ``_state_problem`` (``None`` when the state is reachable under the rule).  A parameter whose
+    domain is ``None`` is structured (a menu of items, a tuple of costs): the subclass parses it
+    before ``_init_params``, and writes and reads it with ``_param_to_json``/``_param_from_json``.
     """
 
     _PARAMS: tuple = ()
@@ -164,6 +166,8 @@ class _Accountant:
             v = values[name]
             if v is None and optional:
                 self._p[name] = None
+            elif dom is None:  # structured: already parsed by the subclass
+                self._p[name] = v
             else:
                 self._p[name] = check(name, v, dom, end=self._PARAM_ENDS.get(name, "lower"))
         self._lock = threading.RLock()  # re-entrant: a rule may read its own filter while it decides
@@ -204,7 +208,7 @@ class _Accountant:
 
     @property
     def params(self) -> dict:
-        """The exact parameters the object was built with (a copy; ``Fraction`` or ``None``)."""
+        """The exact parameters the object was built with (a copy; ``Fraction``, ``None``, or a structured parameter's tuple)."""
         return dict(self._p)
 
     @property
@@ -272,7 +276,7 @@ class _Accountant:
         return {
             "schema": self._schema(),
             "version": version,
-            "params": {name: (None if v is None else _exact_json(v)) for name, v in self._p.items()},
+            "params": {name: (None if v is None else self._param_to_json(name, v)) for name, v in self._p.items()},
             "state": state,
             "history": hist,
         }
@@ -376,7 +380,7 @@ class _Accountant:
             if v is None and optional:
                 kw[pname] = None
             else:
-                kw[pname] = _exact_str(v, f"params.{pname}")
+                kw[pname] = cls._param_from_json(pname, v, f"params.{pname}")
         obj = cls._from_params(kw)
         hist = d["history"]
         if not isinstance(hist, list):
@@ -410,6 +414,15 @@ class _Accountant:
     def _state_problem(self) -> str | None:
         return None
 
+    def _param_to_json(self, name: str, v):
+        """A parameter's saved form: the exact string of a number (a structured parameter's subclass overrides it)."""
+        return _exact_json(v)
+
+    @classmethod
+    def _param_from_json(cls, name: str, v, where: str):
+        """A saved parameter parsed back (the inverse of :meth:`_param_to_json`); ``ValueError`` naming ``where``."""
+        return _exact_str(v, where)
+
     def __getstate__(self):
         with self._lock:
             return {"state": self.to_dict(), "instance": self._instance, "seq": self._seq}
@@ -425,7 +438,8 @@ class _Accountant:
             self._instance, self._seq = lineage
 
     def __repr__(self) -> str:
-        ps = ", ".join(f"{k}={_short(v)!r}" for k, v in self._p.items() if v is not None)
+        ps = ", ".join(f"{k}={_short(v) if isinstance(v, Fraction) else self._param_to_json(k, v)!r}"
+                       for k, v in self._p.items() if v is not None)
         return f"{type(self).__name__}({ps}; n={self.n})"
 
 

@@ -131,6 +131,7 @@ ACCOUNTANT_CATALOG_IDS: dict[str, tuple[str, ...]] = {
     "CalibratedZCDPFilter": ("canonne2020_prop12_zcdp_budget", "feldman2021_rem4_4_calibrated_rounds"),
     "GaussianDPFilter": ("smith2022_dp_step_mu", "smith2022_filter_rounds_dp", "smith2022_filter_rounds_gaussian"),
     "GameFilter": ("whitehouse2022_game_filter_budget", "whitehouse2022_game_filter_rounds"),
+    "DPSGDGameFilter": (),  # its budget is a certificate object (reference.bounds.sgm_game), not a catalog scalar
 }
 
 #: The rounds comparison's filter keys (:data:`reference.bounds.baselines.ROUND_RULES`) that the plan has no row for
