@@ -230,3 +230,20 @@ def test_bad_inputs_are_refused():
         pair_game(F(1), F(1, 8), [rr_law(F(1, 8), 1)], [1], 3, window=(-10 ** 8, 10 ** 8))
     with pytest.raises(ValueError, match="R_max"):
         sgm_game_budget(1, F(1, 10), [SGMItem(F(1, 2), F(1))], [1])
+
+
+@pytest.mark.parametrize("eps,item,R", [(F(1921, 125), SGMItem(F(1, 50), F(1)), 16), (F(2263, 100), SGMItem(F(1, 10), F(1, 2)), 30),
+                                        (F(1, 2), SGMItem(F(1, 2), F(2)), 40)])
+def test_level_windows_are_as_tight_as_one_wide_window(eps, item, R):
+    """The windows per remaining budget are a choice for speed: valid whatever they are, and here no looser than one
+    window wide enough for every level (a top cut below eps + 8 once made V at the bottom, and every cell read there,
+    large: at eps = 15.4 a single step was refused)."""
+    from reference.bounds.sgm_game import _window
+
+    h = F(1, 32)
+    for d in ("remove", "add"):
+        L = sgm_law(item.q, item.sigma_eff, 5, F(1, 10 ** 14), d, "upper")
+        lv = pair_game(eps, h, [L], [1], R, window=_window([L], [1], R, eps, h))
+        wide = pair_game(eps, h, [L], [1], R, window=(-8000, int((eps + 8) * 32) + 1))
+        for r in range(R + 1):
+            assert wide.upper(r) * (1 - F(1, 10 ** 6)) - F(1, 10 ** 12) <= lv.upper(r) <= wide.upper(r) * (1 + F(1, 10 ** 6)) + F(1, 10 ** 12), (d, r)

@@ -267,9 +267,12 @@ def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction, z: float = 8.0)
 
     With m and v the largest |mean| and variance of a law's loss per unit of cost and J the largest
     single move, the loss moves by at most reach(n) = n m + z sqrt(n v) + J + 1 over n units, except
-    with a small probability (the laws are heavy-tailed on the right, hence J): at remaining budget R the row is kept from eps - reach(R) (below it, eps is out of
-    reach) and from -reach(R_max - R) (the root cannot have fallen further) up to
-    min(eps + 8, reach(R_max - R)) (above eps + 8, V is within e^-8 of 1).
+    with a small probability (the laws are heavy-tailed on the right, hence J): at remaining budget
+    R the row is kept from the higher of eps - reach(R) (below it eps is out of reach, so the value
+    read there, V at the window's bottom, is tiny) and -reach(R_max - R) (the root cannot have
+    fallen further), up to eps + 8 (above it V is within e^-8 of 1).  The top is never cut lower:
+    a row read as 1 just above a low cut would make V at the bottom, and so every cell read there,
+    large.
     """
     m = v = jump = 0.0
     hf = float(h)
@@ -285,11 +288,10 @@ def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction, z: float = 8.0)
     def reach(n: int) -> float:
         return n * m + z * math.sqrt(n * v) + jump + 1.0
 
+    hi = math.ceil((e + 8.0) / hf)
+
     def win(R: int) -> tuple[int, int]:
-        up = reach(R_max - R)
-        hi = math.ceil(min(e + 8.0, up) / hf)
-        lo = math.floor(max(e - reach(R), -up) / hf)
-        return min(lo, hi), hi
+        return math.floor(max(e - reach(R), -reach(R_max - R)) / hf), hi
 
     return win
 
