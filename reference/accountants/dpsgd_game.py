@@ -148,6 +148,7 @@ class DPSGDGameFilter(_Accountant):
         self._p["value_at_budget"] = cert.upper_at_budget
         self._p["value_above_budget"] = cert.lower_above
         self._spent = Fraction(0)
+        self._fast: dict = {}
 
     @classmethod
     def _from_params(cls, kw):
@@ -256,9 +257,22 @@ class DPSGDGameFilter(_Accountant):
             return f"spent {self._spent} units exceed the budget {self._cert.budget}"
         return None
 
+    def _charged(self, q, sigma, scale) -> tuple:
+        """(exact step, charge), memoised on the arguments as given (a training loop repeats its few settings)."""
+        key = (type(q), q, type(sigma), sigma, type(scale), scale)
+        try:
+            hit = self._fast.get(key)
+        except TypeError:  # unhashable arguments: parse every time
+            key, hit = None, None
+        if hit is None:
+            step = self._parse_step(q, sigma, scale)
+            hit = (step, self.charge(*step))
+            if key is not None and len(self._fast) < 4096:
+                self._fast[key] = hit
+        return hit
+
     def _decide(self, q, sigma, scale, commit: bool, raise_: bool):
-        step = self._parse_step(q, sigma, scale)
-        c = self.charge(*step)
+        step, c = self._charged(q, sigma, scale)
         with self._lock:
             if self._spent + c > self._cert.budget:
                 if raise_:
@@ -268,7 +282,7 @@ class DPSGDGameFilter(_Accountant):
                         step=self._n + 1, reasons=("budget",), requested=step)
                 return False
             if commit:
-                self._apply(step)
+                self._spent += c          # = _apply(step): the charge just computed
                 self._push(step)
                 return self._n if raise_ else True
             return True
