@@ -247,3 +247,34 @@ def test_level_windows_are_as_tight_as_one_wide_window(eps, item, R):
         wide = pair_game(eps, h, [L], [1], R, window=(-8000, int((eps + 8) * 32) + 1))
         for r in range(R + 1):
             assert wide.upper(r) * (1 - F(1, 10 ** 6)) - F(1, 10 ** 12) <= lv.upper(r) <= wide.upper(r) * (1 + F(1, 10 ** 6)) + F(1, 10 ** 12), (d, r)
+
+
+def test_menu_game_equals_a_50_digit_recursion_over_the_same_laws():
+    """Second route for the engine on a DP-SGD menu: the same discrete laws (their doubles read exactly), recursed in
+    mpmath at 50 digits over (budget, loss) with no window; the engine's upper end contains it and is within 1e-9."""
+    eps, h = F(3, 2), F(1, 8)
+    items = [SGMItem(F(1, 4), F(1)), SGMItem(F(1, 2), F(3, 2))]
+    costs, R_max = (2, 3), 9
+    for d in ("remove", "add"):
+        laws = [sgm_law(it.q, it.sigma_eff, 3, F(1, 10 ** 12), d, "upper") for it in items]
+        span = R_max * max(max(-L.off, L.top) for L in laws) + 2
+        t = pair_game(eps, h, laws, list(costs), R_max, window=(-span, span))
+        mp = mpmath.mp.clone()
+        mp.dps = 50
+        P = [[mp.mpf(float(x)) for x in L.p] for L in laws]
+        memo = {}
+
+        def V(R, l):
+            if (R, l) in memo:
+                return memo[(R, l)]
+            best = max(mp.mpf(0), 1 - mp.exp(_mp(eps) - l * _mp(h)))
+            for L, p, c in zip(laws, P, costs):
+                if c <= R:
+                    best = max(best, mp.fsum(pj * V(R - c, l + L.off + j) for j, pj in enumerate(p) if pj)
+                               + mp.mpf(L.inf))
+            memo[(R, l)] = best
+            return best
+
+        for R in range(R_max + 1):
+            x = F(mpmath.nstr(V(R, 0), 45))
+            assert x <= t.upper(R) <= x * (1 + F(1, 10 ** 9)) + F(1, 10 ** 300), (d, R)
