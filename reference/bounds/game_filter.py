@@ -224,9 +224,16 @@ def _game_budget_uncached(eps: Fraction, delta: Fraction, grid: Fraction, eps_ma
                           ratio: Fraction, max_bytes: int, deadline: Optional[float]) -> GameBudget:
     import time
 
-    from .game import ENGINE_VERSION, threshold_game
+    from .game import ENGINE_VERSION, GameMemoryError, threshold_game
 
     t0 = time.perf_counter()
+    size = game_size(eps, delta, grid, eps_max, fine=fine, ratio=ratio, max_bytes=max_bytes)
+    if size["too_fine"]:
+        raise GameTooLarge(size["too_fine"])
+    if size["bytes"] > max_bytes:  # refused before the sweeps: the rows at the least possible horizon do not fit
+        raise GameMemoryError(f"the game needs at least {size['bytes']} bytes (window {size['window']}, budget horizon >= "
+                              f"{size['horizon_min']}), more than max_bytes = {max_bytes}: lower eps_max (the largest "
+                              f"step) or coarsen the grid")
     kov, _ = kov_count(eps, delta, grid, deadline=deadline)
     R_max = kov + 1
     steps, in_game, _ = _menu_for(R_max, grid, eps_max, fine, ratio, eps, delta, max_bytes)

@@ -261,15 +261,12 @@ def _game_row(cycle: Sequence[Step], eps: Fraction, delta: Fraction, max_bytes=N
     units, rows beyond ``max_bytes``, the sweep past ``deadline``: :func:`reference.bounds.game_filter.game_budget`)
     the row says so: ``rounds`` None and ``not_computed`` the reason.
     """
-    from .game import MAX_BYTES, GameMemoryError, GameTimeout
-    from .game_filter import GameTooLarge, charge_index, game_budget, game_size
+    from .game import GameMemoryError, GameTimeout
+    from .game_filter import GameTooLarge, charge_index, game_budget
 
     grid = min(s.value for s in cycle)
     top = max(s.value for s in cycle)
-    try:
-        size = game_size(eps, delta, grid, max_bytes=MAX_BYTES if max_bytes is None else max_bytes)
-        if size["too_fine"]:
-            raise GameTooLarge(size["too_fine"])
+    try:  # game_budget refuses a too-fine grid or rows over max_bytes before any sweep
         gb = game_budget(eps, delta, grid, max_bytes=max_bytes, deadline=deadline)
         if top > gb.eps_max:
             gb = game_budget(eps, delta, grid, top, max_bytes=max_bytes, deadline=deadline)

@@ -94,13 +94,20 @@ def format_bytes(n: int) -> str:
 
 def _child(conn, fn, args, kwargs) -> None:  # pragma: no cover - runs in the worker process
     """Worker of :func:`run_in_child`: sends ``("partial", x)`` for each ``report(x)``, then the outcome."""
+    import pickle
+    import traceback
+
     try:
         out = fn(*args, report=lambda x: conn.send(("partial", x)), **kwargs)
         conn.send(("ok", out))
-    except (ValueError, TypeError, ArithmeticError, OSError) as exc:
-        conn.send(("error", str(exc)))
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
-        conn.send(("crash", f"{type(exc).__name__}: {exc}"))
+    except BaseException as exc:  # noqa: BLE001 - re-raised in the parent, which decides
+        tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        try:
+            blob = pickle.dumps(exc)
+            pickle.loads(blob)
+        except Exception:  # noqa: BLE001 - an exception that does not pickle is described instead
+            blob = None
+        conn.send(("raise", blob, f"{type(exc).__name__}: {exc}", tb))
     finally:
         conn.close()
 
@@ -110,12 +117,14 @@ def run_in_child(fn, args=(), kwargs=None, *, seconds: float) -> tuple[bool, obj
 
     Returns ``(finished, result, partials)``: ``partials`` are the values ``fn`` passed to
     ``report`` (in order; they arrive while it runs, so they survive the kill), ``result`` its
-    return value when ``finished``.  An ordinary error in ``fn`` (ValueError, TypeError,
-    ArithmeticError, OSError) is raised here as ``ValueError`` with its message; any other
-    exception as ``RuntimeError`` (an internal error).  The worker is forked where the platform
-    allows it (``fn`` need not be picklable then; its results and partials must be).
+    return value when ``finished``.  An exception in ``fn`` is raised again here, the same type
+    with the same message (the worker's traceback attached as a note), so that the caller's
+    statuses are those of a run in this process; one that cannot be pickled is raised as
+    ``RuntimeError`` naming it.  The worker is forked where the platform allows it (``fn`` need
+    not be picklable then; its results and partials must be).
     """
     import multiprocessing as mp
+    import pickle
     import time
 
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
@@ -151,9 +160,11 @@ def run_in_child(fn, args=(), kwargs=None, *, seconds: float) -> tuple[bool, obj
         return False, None, partials
     if msg[0] == "ok":
         return True, msg[1], partials
-    if msg[0] == "error":
-        raise ValueError(msg[1])
-    raise RuntimeError(msg[1])
+    _, blob, what, tb = msg
+    exc = pickle.loads(blob) if blob is not None else RuntimeError(what)
+    if hasattr(exc, "add_note"):
+        exc.add_note(f"(in the worker process)\n{tb}")
+    raise exc
 
 
 def _truncate(s: str, n: int) -> str:
