@@ -22,7 +22,7 @@ collection error gives):
 
 Before the mutants, each distinct selection runs once on the unmutated copy (its baseline).
 
-Run (the whole list: 107 mutants and 68 baselines, all killed; about 7 minutes of wall time measured on the
+Run (the whole list: 116 mutants and 76 baselines, all killed; about 7 minutes of wall time measured on the
 project's two cores while a test run loaded them)::
 
     python benchmarks/mutation.py                  # every mutant; a table of outcomes per module
@@ -743,6 +743,61 @@ MUTANTS = (
            '        st = "in" if _cmp(b.hi, d) <= 0 else',
            '        st = "in" if _cmp(b.lo, d) <= 0 else',
            ("tests/test_plan_workload.py",)),
+    # -- budgets of check, plan and game: refusals before any sweep, deadlines that keep certified brackets ----
+    Mutant("game_memory_cap_compares_the_wrong_way", "swapped end",
+           "the game engine refuses rows UNDER max_bytes and allocates those over it",
+           "reference/bounds/game.py",
+           "    if nbytes > max_bytes:",
+           "    if nbytes < max_bytes:",
+           ("tests/test_budgets.py", "-k", "cap_is_sharp")),
+    Mutant("game_memory_cap_off_by_one", "off-by-one",
+           "rows of exactly max_bytes are refused",
+           "reference/bounds/game.py",
+           "    if nbytes > max_bytes:",
+           "    if nbytes >= max_bytes:",
+           ("tests/test_budgets.py", "-k", "cap_is_sharp")),
+    Mutant("game_cli_memory_check_the_wrong_way", "swapped end",
+           "game refuses a game whose rows fit --max-memory and runs one that does not",
+           "reference/cli/game.py",
+           '        if size["bytes"] > memory:',
+           '        if size["bytes"] < memory:',
+           ("tests/test_budgets.py", "-k", "max_memory")),
+    Mutant("game_too_fine_grid_not_refused_up_front", "regression",
+           "the certified lower bound of the optimal count is not compared with MAX_BUDGET before the sweeps",
+           "reference/bounds/game_filter.py",
+           '    if n_lo > MAX_BUDGET:\n        return {"horizon_min"',
+           '    if n_lo > MAX_BUDGET ** 3:\n        return {"horizon_min"',
+           ("tests/test_budgets.py", "-k", "too_fine")),
+    Mutant("hoeffding_floor_above_the_tail", "rounding direction",
+           "hoeffding_exit returns its 2^-2000 floor from x >= 1300, where exp(-x) is larger: no longer an upper bound",
+           "reference/bounds/game.py",
+           "    if x >= 1387:",
+           "    if x >= 1300:",
+           ("tests/test_budgets.py", "-k", "hoeffding")),
+    Mutant("check_deadline_ignored", "regression",
+           "check never looks at its deadline: a stopped run keeps computing",
+           "reference/profiles/check.py",
+           "        if deadline is not None and time.monotonic() > deadline:",
+           "        if deadline is not None and time.monotonic() > deadline + 10 ** 9:",
+           ("tests/test_budgets.py", "-k", "deadline_in_the_library")),
+    Mutant("check_stopped_forgets_the_reported_brackets", "regression",
+           "after the worker is killed the verdict starts from nothing instead of the brackets it reported",
+           "reference/cli/check.py",
+           '    return check(steps, args.eps, args.delta, deadline=0.0, known=(latest.get("delta"), latest.get("eps")), **kw)',
+           '    return check(steps, args.eps, args.delta, deadline=0.0, known=None, **kw)',
+           ("tests/test_budgets.py", "-k", "contains_the_truth")),
+    Mutant("json_depth_limit_off_by_one", "off-by-one",
+           "a JSON composition nested exactly MAX_JSON_DEPTH deep is refused",
+           "reference/profiles/check.py",
+           "            if depth > limit:",
+           "            if depth >= limit:",
+           ("tests/test_budgets.py", "-k", "json_depth")),
+    Mutant("plan_not_computed_row_sorts_first", "regression",
+           "a row that was not computed sorts as if it admitted the most rounds (and is recommended)",
+           "reference/bounds/planner.py",
+           '    rows.sort(key=lambda r: (r["rounds"] is None, -(r["rounds"] or 0)))',
+           '    rows.sort(key=lambda r: (r["rounds"] is not None, -(r["rounds"] or 0)))',
+           ("tests/test_budgets.py", "-k", "not_computed_and_keeps")),
 )
 
 
