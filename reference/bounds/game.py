@@ -234,9 +234,10 @@ def threshold_game(eps, unit, steps: Sequence[int], charges: Sequence[int], R_ma
     when some charge exceeds ``near``, every row again in float32 rounded UP (read only by those
     large steps, at most R_max / (least large charge) times on any path, which the lower end
     accounts for); more than ``max_bytes`` is refused before anything is allocated
-    (:class:`GameMemoryError`; :func:`threshold_game_size` gives the same count without the sweep).
-    Time: ``deadline`` (a ``time.monotonic()`` instant, default none) is checked every 256 budgets
-    of the sweep; past it the sweep stops with :class:`GameTimeout` (no partial table is returned).
+    (:class:`reference.bounds.game.GameMemoryError`; :func:`reference.bounds.game.threshold_game_size`
+    gives the same count without the sweep).  Time: ``deadline`` (a ``time.monotonic()`` instant,
+    default none) is checked every 256 budgets of the sweep; past it the sweep stops with
+    :class:`reference.bounds.game.GameTimeout` (no partial table is returned).
     """
     t0 = time.perf_counter()
     lay = _layout(eps, unit, steps, charges, R_max, eta, near)
