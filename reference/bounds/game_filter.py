@@ -220,6 +220,9 @@ def _game_budget(eps: Fraction, delta: Fraction, grid: Fraction, eps_max: Option
     return _CACHE[key]
 
 
+_game_budget.cache_clear = _CACHE.clear  # the functools.lru_cache interface the proofs use
+
+
 def _game_budget_uncached(eps: Fraction, delta: Fraction, grid: Fraction, eps_max: Optional[Fraction], fine: int,
                           ratio: Fraction, max_bytes: int, deadline: Optional[float]) -> GameBudget:
     import time
