@@ -139,6 +139,17 @@ def test_plan_reports_the_game_row_as_not_computed_and_keeps_the_others(monkeypa
     assert "not computed: grid = 1/1000000000 is too fine" in render_plan(p)
 
 
+def test_plan_command_on_the_reported_input_prints_the_other_rows(capsys, monkeypatch):
+    """``plan --workload rr:1e-9`` exited 4: now status 0, the game row not computed with its reason, the rest printed."""
+    _engine_forbidden(monkeypatch)
+    assert main(["plan", "--eps", "1", "--delta", "1e-6", "--workload", "rr:1e-9", "--max-seconds", "2"]) == 0
+    cap = capsys.readouterr()
+    game = next(x for x in cap.out.splitlines() if x.startswith("game-certified filter"))
+    assert "not computed" in game and "MAX_BUDGET" in game
+    assert sum(x.startswith(("Gaussian-DP filter", "Whitehouse et al. filter")) for x in cap.out.splitlines()) == 2
+    assert "internal error" not in cap.err
+
+
 def test_plan_game_row_over_max_memory_is_not_computed(capsys, monkeypatch):
     _engine_forbidden(monkeypatch)
     assert main(["plan", "--eps", "1", "--delta", "1e-6", "--workload", "rr:0.01", "--max-memory", "64K"]) == 0
