@@ -24,7 +24,7 @@ from mpmath.ctx_iv import MPIntervalContext
 from ..catalog import cites
 from ..precision import Domain, check, frac_gcd, mpf_to_fraction
 
-__all__ = ["GameMemoryError", "GameTable", "threshold_game", "hoeffding_exit", "payoff_up", "rr_probs_up", "rr_reveal_probs_up", "cert_hi", "cert_lo",
+__all__ = ["GameMemoryError", "GameTimeout", "GameTable", "threshold_game_size", "threshold_game", "hoeffding_exit", "payoff_up", "rr_probs_up", "rr_reveal_probs_up", "cert_hi", "cert_lo",
            "ENGINE_VERSION", "MAX_CELLS", "MAX_BYTES", "NEAR"]
 
 W22, K15 = "whitehouse2022", "kairouz2015"
@@ -32,6 +32,7 @@ W22, K15 = "whitehouse2022", "kairouz2015"
 ENGINE_VERSION = "game-1"
 MAX_CELLS = 2 ** 26          # float64 cells of the generic engine's vectors (512 MiB); requests beyond are refused
 MAX_BYTES = 900 * 2 ** 20     # memory of threshold_game's value rows; requests beyond are refused
+HOEFFDING_FLOOR = Fraction(1, 2 ** 2000)  # hoeffding_exit never returns less (an upper bound may be rounded up)
 NEAR = 4096                  # charges up to NEAR read float64 rows; larger charges read float32 rows rounded up
 U = Fraction(1, 2 ** 53)
 TINY = Fraction(1, 2 ** 1074)
@@ -52,6 +53,10 @@ def rr_probs_up(e: Fraction) -> tuple[float, float]:
 
 class GameMemoryError(ValueError):
     """The game's rows would exceed ``max_bytes``: refused before anything is allocated."""
+
+
+class GameTimeout(TimeoutError):
+    """The game's sweep passed its ``deadline`` (a ``time.monotonic()`` instant): stopped, nothing certified returned."""
 
 
 def _to_float(x, rnd: str) -> float:
@@ -96,7 +101,10 @@ def hoeffding_exit(a: Fraction, var: Fraction, drift: Fraction) -> Fraction:
     Contract: S_t = sum of steps +-eps_i (eps_i predictable), E[step | past] <= eps_i^2/2 summed to
     at most ``drift``; Hoeffding's lemma makes exp(lam (S - drift) - lam^2 var/2) a supermartingale
     and Ville's inequality gives exp(-(a - drift)^2 / (2 var)) for a > drift (1 otherwise).
-    Rounding: returned as an exact rational >= the bound (mpmath exp at 80 bits rounded up).
+    Rounding: returned as an exact rational >= the bound (mpmath exp at 80 bits rounded up), and
+    never below ``HOEFFDING_FLOOR`` = 2^-2000 (returned whenever x >= 1387 > 2000 log 2, where
+    exp(-x) < 2^-2000: still an upper bound, and a short rational where exp(-x) as an exact
+    rational would have billions of digits, e.g. a grid of 1e-9 against eps = 1).
     """
     a, var, drift = Fraction(a), Fraction(var), Fraction(drift)
     if var < 0 or drift < 0:
@@ -106,6 +114,8 @@ def hoeffding_exit(a: Fraction, var: Fraction, drift: Fraction) -> Fraction:
     if a <= drift:
         return Fraction(1)
     x = (a - drift) ** 2 / (2 * var)
+    if x >= 1387:
+        return HOEFFDING_FLOOR
     with mpmath.workprec(80):
         v = mpmath.exp(-mpmath.mpf(x.numerator) / x.denominator) * (1 + mpmath.mpf(2) ** -70)
     return min(Fraction(1), _frac_up(v))
@@ -208,7 +218,7 @@ class GameTable:
 @cites(K15, "Theorem 3.3 (randomized response dominates every eps-DP step)")
 def threshold_game(eps, unit, steps: Sequence[int], charges: Sequence[int], R_max: int, *, eta=Fraction(1, 10 ** 30),
                    keep_policy: bool = False, max_bytes: int = MAX_BYTES, near: int = NEAR,
-                   progress: Optional[Callable[[int, int], None]] = None) -> GameTable:
+                   progress: Optional[Callable[[int, int], None]] = None, deadline: Optional[float] = None) -> GameTable:
     """Certified game values G_R, R = 0..R_max, of the filter "admit item k while charges[k] <= R".
 
     Contract: the analyst picks, adaptively and with stopping, menu items k (an eps-DP step with
@@ -223,8 +233,30 @@ def threshold_game(eps, unit, steps: Sequence[int], charges: Sequence[int], R_ma
     Memory: a ring of (largest charge <= ``near``) + 1 float64 rows of the window (plus pads) and,
     when some charge exceeds ``near``, every row again in float32 rounded UP (read only by those
     large steps, at most R_max / (least large charge) times on any path, which the lower end
-    accounts for); more than ``max_bytes`` is refused before anything is allocated.
+    accounts for); more than ``max_bytes`` is refused before anything is allocated
+    (:class:`reference.bounds.game.GameMemoryError`; :func:`reference.bounds.game.threshold_game_size`
+    gives the same count without the sweep).  Time: ``deadline`` (a ``time.monotonic()`` instant,
+    default none) is checked every 256 budgets of the sweep; past it the sweep stops with
+    :class:`reference.bounds.game.GameTimeout` (no partial table is returned).
     """
+    t0 = time.perf_counter()
+    lay = _layout(eps, unit, steps, charges, R_max, eta, near)
+    eps, g, steps, charges, R_max = lay["eps"], lay["unit"], lay["steps"], lay["charges"], lay["R_max"]
+    l_lo, l_hi, exit_hi, pad_lo, W = lay["l_lo"], lay["l_hi"], lay["exit_hi"], lay["pad_lo"], lay["window"]
+    c_ring, far, pad, nbytes, cmax = lay["c_ring"], lay["far"], lay["pad"], lay["bytes"], max(lay["charges"])
+    cells = nbytes // 8
+    if nbytes > max_bytes:
+        raise GameMemoryError(f"the game needs {nbytes} bytes (window {W}, budget horizon {R_max}, largest charge {cmax}), more "
+                         f"than max_bytes = {max_bytes}: lower eps_max (the largest step) or coarsen the grid")
+    if keep_policy and (R_max + 1) * W > max_bytes:
+        raise ValueError(f"keeping the policy needs {(R_max + 1) * W} bytes, more than max_bytes = {max_bytes}: "
+                         f"keep_policy=False")
+    return _sweep(eps, g, steps, charges, R_max, l_lo, l_hi, exit_hi, pad_lo, W, c_ring, far, pad, cells, keep_policy,
+                  progress, deadline, t0)
+
+
+def _layout(eps, unit, steps, charges, R_max, eta, near) -> dict:
+    """The checked arguments, the window and the memory of :func:`threshold_game` (its docstring), nothing allocated."""
     eps = check("eps", eps, Domain.nonnegative())
     g = check("unit", unit, Domain.positive())
     if not steps or len(steps) != len(charges):
@@ -236,7 +268,6 @@ def threshold_game(eps, unit, steps: Sequence[int], charges: Sequence[int], R_ma
     if not isinstance(R_max, (int, np.integer)) or R_max < 0:
         raise ValueError(f"R_max must be an integer >= 0, found {R_max!r}")
     eta = check("eta", eta, Domain.open_unit())
-    t0 = time.perf_counter()
     order = sorted(range(len(steps)), key=lambda k: (charges[k], -steps[k]))
     steps = tuple(int(steps[k]) for k in order)
     charges = tuple(int(charges[k]) for k in order)
@@ -251,19 +282,36 @@ def threshold_game(eps, unit, steps: Sequence[int], charges: Sequence[int], R_ma
     exit_hi = hoeffding_exit((l_hi + 1) * g, var, drift)
     pad_lo = hoeffding_exit(eps - (l_lo - 1) * g, var, drift) if eps - (l_lo - 1) * g > 0 else Fraction(1)
     W = l_hi - l_lo + 1
-    cmax = max(charges)
     near_c = [c for c in charges if c <= near]
     c_ring = max(near_c) if near_c else 0
     far = [k for k, c in enumerate(charges) if c > c_ring]
     pad = max([m for m, c in zip(steps, charges) if c <= c_ring], default=0)
     nbytes = (c_ring + 1) * (W + 2 * pad) * 8 + ((R_max + 1) * W * 4 if far else 0)
-    cells = nbytes // 8
-    if nbytes > max_bytes:
-        raise GameMemoryError(f"the game needs {nbytes} bytes (window {W}, budget horizon {R_max}, largest charge {cmax}), more "
-                         f"than max_bytes = {max_bytes}: lower eps_max (the largest step) or coarsen the grid")
-    if keep_policy and (R_max + 1) * W > max_bytes:
-        raise ValueError(f"keeping the policy needs {(R_max + 1) * W} bytes, more than max_bytes = {max_bytes}: "
-                         f"keep_policy=False")
+    updates = (R_max + 1) * W + sum(max(0, R_max + 1 - c) for c in charges) * W
+    return {"eps": eps, "unit": g, "steps": steps, "charges": charges, "R_max": R_max, "l_lo": l_lo, "l_hi": l_hi,
+            "exit_hi": exit_hi, "pad_lo": pad_lo, "window": W, "c_ring": c_ring, "far": far, "pad": pad, "bytes": nbytes,
+            "updates": updates}
+
+
+@cites(W22, "Lemma 3 (conditional randomized response)", "Theorem 1 (filter semantics)")
+def threshold_game_size(eps, unit, steps: Sequence[int], charges: Sequence[int], R_max: int, *, eta=Fraction(1, 10 ** 30),
+                        near: int = NEAR) -> dict:
+    """The size of :func:`threshold_game` with these arguments, computed without allocating or sweeping anything.
+
+    Returns ``{"bytes", "window", "R_max", "updates"}``: ``bytes`` is exactly the count that
+    threshold_game compares with ``max_bytes`` (its value rows: the float64 ring and, when a
+    charge exceeds ``near``, the float32 rows), ``window`` the loss cells per row, ``updates`` the
+    cell updates of the sweep (sum over budgets R of the window times the menu items with charge
+    <= R, plus one per row: the time is proportional).  Same preconditions as threshold_game;
+    exact integers (this project, derived from threshold_game's allocation).
+    """
+    lay = _layout(eps, unit, steps, charges, R_max, eta, near)
+    return {k: lay[k] for k in ("bytes", "window", "R_max", "updates")}
+
+
+def _sweep(eps, g, steps, charges, R_max, l_lo, l_hi, exit_hi, pad_lo, W, c_ring, far, pad, cells, keep_policy, progress,
+           deadline, t0) -> GameTable:
+    """The backward-induction sweep of :func:`threshold_game` over R = 0..R_max (arguments from :func:`_layout`)."""
     pad_lo_f = _to_float(libmp.from_rational(pad_lo.numerator, pad_lo.denominator, 60, "c"), "c")
     ring = c_ring + 1
     buf = np.empty((ring, W + 2 * pad))
@@ -319,6 +367,8 @@ def threshold_game(eps, unit, steps: Sequence[int], charges: Sequence[int], R_ma
         raw[R] = new[i0]
         if progress is not None and (R % 1024 == 0 or R == R_max):
             progress(R, R_max)
+        if deadline is not None and R % 256 == 255 and time.monotonic() > deadline:
+            raise GameTimeout(f"the game's sweep passed its deadline at budget {R} of {R_max}")
     return GameTable(eps, g, steps, charges, R_max, (l_lo, l_hi), raw, exit_hi, pad_lo, pol,
                      time.perf_counter() - t0, cells, far_hops)
 

@@ -20,13 +20,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
 from typing import Optional
 
 from ..catalog import Param, cites, register
 from ..precision import Domain, check, compact_text
+from .game import MAX_BYTES
 
-__all__ = ["GameTooLarge", "MAX_BUDGET", "FINE", "RATIO", "ETA_REL", "game_menu", "charge_index", "GameBudget", "game_budget",
+__all__ = ["GameTooLarge", "MAX_BUDGET", "kov_count_lower", "game_size", "FINE", "RATIO", "ETA_REL", "game_menu", "charge_index", "GameBudget", "game_budget",
            "game_filter_budget", "game_filter_rounds", "kov_count"]
 
 W22, K15 = "whitehouse2022", "kairouz2015"
@@ -74,18 +74,45 @@ def charge_index(eps_t: Fraction, grid: Fraction, steps: tuple) -> int:
                      f"found {eps_t}")
 
 
+@cites(K15, "Theorem 3.3 (the optimal count is at least any valid filter's count on the same fixed steps)")
+@cites("feldman2021", "Remark 4.4 (the calibrated zCDP filter: k eps0 tanh(eps0/2) <= rho*)")
+def kov_count_lower(eps, delta, eps0) -> int:
+    """A certified lower bound of the optimal count of eps0-DP steps at (eps, delta), without any game.
+
+    Contract: returns n <= the largest n whose optimal n-fold composition of eps0-DP is (eps,
+    delta)-DP.  It is the larger of floor(eps/eps0) (basic composition: delta = 0 there) and the
+    rounds the calibrated zCDP filter admits (:func:`reference.bounds.calibrated.calibrated_zcdp_rounds`,
+    exact decisions): a valid filter that admits n fixed steps makes their n-fold composition
+    (eps, delta)-DP, so the optimal count is at least n.  Used to refuse a grid too fine for
+    ``MAX_BUDGET`` before any sweep.  Preconditions: eps > 0, 0 < delta < 1, eps0 > 0.
+    """
+    from .calibrated import calibrated_zcdp_rounds
+
+    eps, delta, eps0 = check("eps", eps, _P), check("delta", delta, _U), check("eps0", eps0, _P)
+    basic = int(eps // eps0)
+    if basic > MAX_BUDGET:
+        return basic
+    return max(basic, calibrated_zcdp_rounds(eps0, eps, delta))
+
+
 @cites(K15, "Theorem 3.3 (optimal homogeneous composition, by the one-item game)")
-def kov_count(eps, delta, eps0) -> tuple[int, "object"]:
+def kov_count(eps, delta, eps0, *, deadline: Optional[float] = None) -> tuple[int, "object"]:
     """Largest n with the optimal n-fold composition of eps0-DP at (eps, delta), via the one-item game (and its table).
 
     Exponential search over the horizon; the answer is certified (upper end <= delta at n, lower
-    end > delta at n + 1).  ``ValueError`` if undecided (never seen; would need a finer eta).
+    end > delta at n + 1).  ``ValueError`` if undecided (never seen; would need a finer eta);
+    :class:`GameTooLarge` at once when :func:`kov_count_lower` already exceeds ``MAX_BUDGET``;
+    ``deadline`` (a ``time.monotonic()`` instant) is passed to each sweep (:class:`reference.bounds.game.GameTimeout`).
     """
     from .game import threshold_game
 
+    n_lo = kov_count_lower(eps, delta, eps0)
+    if n_lo > MAX_BUDGET:
+        raise GameTooLarge(f"grid = {eps0} is too fine: at least {n_lo} units of grid^2 fit (eps, delta) = ({eps}, {delta}) "
+                           f"(certified lower bound), more than MAX_BUDGET = {MAX_BUDGET}; use a coarser grid")
     R = 256
     while True:
-        t = threshold_game(eps, eps0, [1], [1], R)
+        t = threshold_game(eps, eps0, [1], [1], R, deadline=deadline)
         if t.lower(R) > delta:
             n, ok = t.decided(delta)
             if not ok:
@@ -137,28 +164,87 @@ class GameBudget:
                 "engine": self.engine}
 
 
-@lru_cache(maxsize=64)
+def _menu_for(R_max: int, grid: Fraction, eps_max: Optional[Fraction], fine: int, ratio: Fraction, eps: Fraction,
+              delta: Fraction, max_bytes: int) -> tuple[tuple, tuple, dict]:
+    """(menu, the multiples in the game, threshold_game_size) at horizon R_max: the default menu (the budget's reach),
+    or SMALL_MENU grid units when the reach's rows exceed ``max_bytes``; an explicit eps_max is kept as given."""
+    from .game import threshold_game_size
+
+    M = max(1, math.isqrt(R_max)) if eps_max is None else max(1, math.ceil(eps_max / grid))
+    while True:
+        steps = game_menu(M, fine, ratio)
+        in_game = tuple(m for m in steps if m * m <= R_max) or (1,)
+        size = threshold_game_size(eps, grid, in_game, [m * m for m in in_game], R_max, eta=delta * ETA_REL)
+        if size["bytes"] <= max_bytes or eps_max is not None or M <= SMALL_MENU:
+            return steps, in_game, size
+        M = SMALL_MENU  # the default menu's large steps need every row kept: certify up to 64 grid units instead
+
+
+@cites(W22, "Lemma 3 (the game's rows, :func:`reference.bounds.game.threshold_game_size`)")
+def game_size(eps, delta, grid, eps_max=None, *, fine: int = FINE, ratio=RATIO, max_bytes: int = MAX_BYTES) -> dict:
+    """What :func:`game_budget` will need at least, from its parameters alone (no sweep): for refusing at once.
+
+    Returns ``{"horizon_min", "bytes", "window", "updates", "too_fine"}``.  ``horizon_min`` is
+    :func:`kov_count_lower` + 1 (certified: the game's horizon is the optimal count + 1, so at
+    least this); ``bytes``/``window``/``updates`` are :func:`reference.bounds.game.threshold_game_size`
+    of the budget game at that horizon with the menu game_budget would use (memory and time grow
+    with the horizon, so these are lower bounds of the run's); ``too_fine`` is a message when the
+    horizon already exceeds ``MAX_BUDGET`` (game_budget raises :class:`GameTooLarge`), else "".
+    ``bytes`` counts the game's value rows (the engine's allocation); the process needs some
+    tens of MB more.  Preconditions: those of :func:`game_budget` (this project, derived).
+    """
+    eps, delta, grid = check("eps", eps, _P), check("delta", delta, _U), check("grid", grid, _P)
+    em = None if eps_max is None else max(check("eps_max", eps_max, _P), grid)
+    n_lo = kov_count_lower(eps, delta, grid)
+    if n_lo > MAX_BUDGET:
+        return {"horizon_min": n_lo + 1, "bytes": None, "window": None, "updates": None,
+                "too_fine": (f"grid = {grid} is too fine: at least {n_lo} units of grid^2 fit (eps, delta) = ({eps}, "
+                             f"{delta}) (certified lower bound), more than MAX_BUDGET = {MAX_BUDGET}; use a coarser grid")}
+    _, _, size = _menu_for(n_lo + 1, grid, em, int(fine), Fraction(ratio), eps, delta, max_bytes)
+    return {"horizon_min": n_lo + 1, "bytes": size["bytes"], "window": size["window"], "updates": size["updates"],
+            "too_fine": ""}
+
+
+_CACHE: dict = {}
+_CACHE_SIZE = 64
+
+
 def _game_budget(eps: Fraction, delta: Fraction, grid: Fraction, eps_max: Optional[Fraction], fine: int,
-                 ratio: Fraction) -> GameBudget:
+                 ratio: Fraction, max_bytes: int = None, deadline: Optional[float] = None) -> GameBudget:
+    """:func:`_game_budget_uncached`, cached per exact arguments and ``max_bytes`` (the deadline is not part of the key:
+    a result, once finished, is the same whenever it finished)."""
+    max_bytes = MAX_BYTES if max_bytes is None else int(max_bytes)
+    key = (eps, delta, grid, eps_max, fine, ratio, max_bytes)
+    if key not in _CACHE:
+        gb = _game_budget_uncached(eps, delta, grid, eps_max, fine, ratio, max_bytes, deadline)
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = gb
+    return _CACHE[key]
+
+
+_game_budget.cache_clear = _CACHE.clear  # the functools.lru_cache interface the proofs use
+
+
+def _game_budget_uncached(eps: Fraction, delta: Fraction, grid: Fraction, eps_max: Optional[Fraction], fine: int,
+                          ratio: Fraction, max_bytes: int, deadline: Optional[float]) -> GameBudget:
     import time
 
     from .game import ENGINE_VERSION, GameMemoryError, threshold_game
 
     t0 = time.perf_counter()
-    kov, _ = kov_count(eps, delta, grid)
+    size = game_size(eps, delta, grid, eps_max, fine=fine, ratio=ratio, max_bytes=max_bytes)
+    if size["too_fine"]:
+        raise GameTooLarge(size["too_fine"])
+    if size["bytes"] > max_bytes:  # refused before the sweeps: the rows at the least possible horizon do not fit
+        raise GameMemoryError(f"the game needs at least {size['bytes']} bytes (window {size['window']}, budget horizon >= "
+                              f"{size['horizon_min']}), more than max_bytes = {max_bytes}: lower eps_max (the largest "
+                              f"step) or coarsen the grid")
+    kov, _ = kov_count(eps, delta, grid, deadline=deadline)
     R_max = kov + 1
-    reach = math.isqrt(R_max)
-    M = max(1, reach) if eps_max is None else max(1, math.ceil(eps_max / grid))
-    while True:
-        steps = game_menu(M, fine, ratio)
-        in_game = tuple(m for m in steps if m * m <= R_max) or (1,)
-        try:
-            t = threshold_game(eps, grid, in_game, [m * m for m in in_game], R_max, eta=delta * ETA_REL)
-            break
-        except GameMemoryError:
-            if eps_max is not None or M <= SMALL_MENU:
-                raise
-            M = SMALL_MENU  # the default menu's large steps need every row kept: certify up to 64 grid units instead
+    steps, in_game, _ = _menu_for(R_max, grid, eps_max, fine, ratio, eps, delta, max_bytes)
+    t = threshold_game(eps, grid, in_game, [m * m for m in in_game], R_max, eta=delta * ETA_REL, max_bytes=max_bytes,
+                       deadline=deadline)
     b, dec = t.decided(delta)
     if b < 0:
         b = 0  # budget 0 admits only 0-DP steps; G_0 = 0
@@ -168,7 +254,8 @@ def _game_budget(eps: Fraction, delta: Fraction, grid: Fraction, eps_max: Option
 
 @cites(W22, "Theorem 1 (filter semantics)", "Lemma 3 (conditional randomized response)")
 @cites(K15, "Theorem 3.3 (randomized response dominates every eps-DP step)")
-def game_budget(eps, delta, grid, eps_max=None, *, fine: int = FINE, ratio=RATIO) -> GameBudget:
+def game_budget(eps, delta, grid, eps_max=None, *, fine: int = FINE, ratio=RATIO, max_bytes: Optional[int] = None,
+                deadline: Optional[float] = None) -> GameBudget:
     """The certified budget B* of the game filter at target (eps, delta) with grid unit ``grid``.
 
     Contract: every fully adaptive analyst whose steps are eps_t-DP given the past with eps_t <=
@@ -181,6 +268,11 @@ def game_budget(eps, delta, grid, eps_max=None, *, fine: int = FINE, ratio=RATIO
     Preconditions: eps > 0, 1e-300 <= delta < 1, grid > 0, eps_max > 0 (exact rationals).
     Rounding: B* is certified (directed bounds, :mod:`reference.verify.game`); the result is
     cached per exact arguments.  Cost: about (R_max / 10^4) x (menu size) x (window / 3000) s.
+    Budgets: ``max_bytes`` (default ``reference.bounds.game.MAX_BYTES``) caps the game's rows
+    (:class:`reference.bounds.game.GameMemoryError` beyond, before allocating; :func:`game_size`
+    estimates them up front); ``deadline`` (a ``time.monotonic()`` instant) stops the sweeps with
+    :class:`reference.bounds.game.GameTimeout`; a grid whose certified lower bound of the optimal
+    count (:func:`kov_count_lower`) exceeds ``MAX_BUDGET`` raises GameTooLarge before any sweep.
     """
     eps = check("eps", eps, _P)
     delta = check("delta", delta, _U)
@@ -191,7 +283,7 @@ def game_budget(eps, delta, grid, eps_max=None, *, fine: int = FINE, ratio=RATIO
     em = None if eps_max is None else check("eps_max", eps_max, _P)
     if em is not None and em < grid:
         em = grid
-    return _game_budget(eps, delta, grid, em, int(fine), Fraction(ratio))
+    return _game_budget(eps, delta, grid, em, int(fine), Fraction(ratio), max_bytes, deadline)
 
 
 _eps = Param("eps", _P, default="1", doc="target epsilon > 0")

@@ -150,7 +150,7 @@ def _rr_kinds(cycle) -> bool:
     return all(s.kind == "dp" for s in cycle)
 
 
-def _rules(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> list[dict]:
+def _rules(cycle: Sequence[Step], eps: Fraction, delta: Fraction, max_bytes=None, deadline=None) -> list[dict]:
     """Every valid filter that accepts the cycle's steps: name, citation, rounds, parameters."""
     from ..bounds.calibrated import (
         ALPHA_GRID_DENOMINATOR,
@@ -268,28 +268,39 @@ def _rules(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> list[dict]:
                      "cite": "feldman2021 Remark 4.4 + Fact 2.4", "rounds": _count(lambda r: dp_filter_admits(V(r), eps, delta),
                                                                                     cycle, g), "params": "",
                      "accountant": _accountant("feldman_zrnic_filter", eps=eps, delta=delta)})
-        row = _game_row(cycle, eps, delta)
+        row = _game_row(cycle, eps, delta, max_bytes, deadline)
         if row is not None:
             rows.append(row)
     return rows
 
 
-def _game_row(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> dict | None:
+_GAME = {"key": "game_filter", "filter": "game-certified filter",
+         "cite": "whitehouse2022 Lemma 3 + kairouz2015 Thm 3.3 (exact adaptive game, certified)"}
+
+
+def _game_row(cycle: Sequence[Step], eps: Fraction, delta: Fraction, max_bytes=None, deadline=None) -> dict:
     """The game-certified filter on a pure-DP cycle: grid = the smallest eps of the cycle, menu up to its largest.
 
-    Rounds: the largest n whose first n steps' integer charges sum to at most B* (exact).  ``None``
-    (no row) when the budget would exceed :data:`reference.bounds.game_filter.MAX_BUDGET` units.
+    Rounds: the largest n whose first n steps' integer charges sum to at most B* (exact).  When the
+    game cannot be computed within its budgets (more than :data:`reference.bounds.game_filter.MAX_BUDGET`
+    units, rows beyond ``max_bytes``, the sweep past ``deadline``: :func:`reference.bounds.game_filter.game_budget`)
+    the row says so: ``rounds`` None and ``not_computed`` the reason.
     """
+    from .game import GameMemoryError, GameTimeout
     from .game_filter import GameTooLarge, charge_index, game_budget
 
     grid = min(s.value for s in cycle)
     top = max(s.value for s in cycle)
-    try:
-        gb = game_budget(eps, delta, grid)
+    try:  # game_budget refuses a too-fine grid or rows over max_bytes before any sweep
+        gb = game_budget(eps, delta, grid, max_bytes=max_bytes, deadline=deadline)
         if top > gb.eps_max:
-            gb = game_budget(eps, delta, grid, top)
-    except GameTooLarge:
-        return None
+            gb = game_budget(eps, delta, grid, top, max_bytes=max_bytes, deadline=deadline)
+    except (GameTooLarge, GameMemoryError) as exc:
+        return {**_GAME, "rounds": None, "params": "", "accountant": None,
+                "not_computed": f"not computed: {' '.join(str(exc).split())}"}
+    except GameTimeout:
+        return {**_GAME, "rounds": None, "params": "", "accountant": None,
+                "not_computed": "not computed: the game did not finish within the time limit (max_seconds)"}
     charge = [gb.steps[charge_index(s.value, grid, gb.steps)] ** 2 for s in cycle]
     per_cycle = sum(charge)
     q, rem = divmod(gb.budget, per_cycle)
@@ -300,8 +311,7 @@ def _game_row(cycle: Sequence[Step], eps: Fraction, delta: Fraction) -> dict | N
         rem -= c
         n += 1
     cert = gb.as_dict()
-    return {"key": "game_filter", "filter": FILTERS["game_filter"][0], "cite": "whitehouse2022 Lemma 3 + kairouz2015 Thm 3.3 "
-            "(exact adaptive game, certified)", "rounds": n,
+    return {**_GAME, "filter": FILTERS["game_filter"][0], "rounds": n,
             "accountant": _accountant("game_filter", eps=eps, delta=delta, grid=grid, eps_max=gb.eps_max),
             "params": (f"grid = {grid}, B* = {gb.budget} units, steps up to eps_max = {gb.eps_max}; game value at B* <= "
                        f"{float(gb.upper_at_budget):.6g}, at B*+1 >= {float(gb.lower_above):.6g}"),
@@ -319,7 +329,7 @@ def _optimal(cycle: Sequence[Step], eps: Fraction, delta: Fraction, rows: Sequen
     if kinds == {"dp"}:
         from .game import cycle_optimal_rounds
 
-        known = max([r["rounds"] for r in rows if r["key"] == "game_filter"] or [0])  # a valid filter's count fits
+        known = max([r["rounds"] for r in rows if r["key"] == "game_filter" and r["rounds"] is not None] or [0])  # fits
         res = cycle_optimal_rounds([s.value for s in cycle], eps, delta, n_start=known)
         if res is not None and res[1]:
             return res[0], ("murtagh2016 Theorem 1.5 (the optimal composition of the fixed sequence is that of randomized "
@@ -334,14 +344,17 @@ def _optimal(cycle: Sequence[Step], eps: Fraction, delta: Fraction, rows: Sequen
     return None, "not computed for mixed workloads"
 
 
-def plan(eps, delta, workload) -> dict:
+def plan(eps, delta, workload, *, max_bytes=None, deadline=None) -> dict:
     """Rounds admitted by every valid filter on the anticipated ``workload`` at target (eps, delta), against the optimal limit.
 
     Returns ``{"eps", "delta", "workload", "optimal", "optimal_source", "rows", "recommended", "note"}``; each row has
     ``key, filter, cite, rounds, percent_of_optimal, params, accountant``.  Rows are sorted by rounds (most first).
     ``accountant`` (:data:`reference.bounds.planner.FILTERS`) names the stateful filter and its exact parameters:
     built so and fed the cycle until it refuses, it admits exactly ``rounds`` steps (``tests/test_plan_replay.py``).
-    Preconditions: eps > 0, 0 < delta < 1; ``workload`` a string (module docstring) or a sequence of :class:`Step`.
+    ``max_bytes`` (the game's rows) and ``deadline`` (a ``time.monotonic()`` instant) bound the game filter's row;
+    a row not computed within them has ``rounds`` None and ``not_computed`` (its reason), sorts last and is never
+    recommended.  Preconditions: eps > 0, 0 < delta < 1; ``workload`` a string (module docstring) or a sequence of
+    :class:`Step`.
     """
     from ..bounds.baselines import percent_of_optimal
     from ..precision import Domain, check
@@ -349,12 +362,15 @@ def plan(eps, delta, workload) -> dict:
     e = check("eps", eps, Domain.positive())
     d = check("delta", delta, Domain.open_unit())
     cycle = parse_workload(workload) if isinstance(workload, str) else tuple(workload)
-    rows = _rules(cycle, e, d)
-    opt, src = _optimal(cycle, e, d, rows)
+    rows = _rules(cycle, e, d, max_bytes, deadline)
+    try:
+        opt, src = _optimal(cycle, e, d, rows)
+    except ValueError as exc:  # a route beyond its range (e.g. more rounds than the exact KOV sum takes)
+        opt, src = None, f"not computed: {' '.join(str(exc).split())}"
     for r in rows:
-        p = percent_of_optimal(r["rounds"], opt)
+        p = None if r["rounds"] is None else percent_of_optimal(r["rounds"], opt)
         r["percent_of_optimal"] = None if p is None else float(p)
-    rows.sort(key=lambda r: -r["rounds"])
+    rows.sort(key=lambda r: (r["rounds"] is None, -(r["rounds"] or 0)))
     rec = rows[0]
     return {"eps": e, "delta": d, "workload": [s.label for s in cycle], "optimal": opt, "optimal_source": src,
             "rows": rows, "recommended": rec["key"],
@@ -366,7 +382,8 @@ def plan(eps, delta, workload) -> dict:
 def render_plan(p: dict) -> str:
     """Plain-text table of :func:`plan`."""
     head = ["filter", "rounds", "% of optimal", "source", "parameters"]
-    body = [[r["filter"], str(r["rounds"]), "n/a" if r["percent_of_optimal"] is None else f"{r['percent_of_optimal']:.1f}%",
+    body = [[r["filter"], "not computed", "n/a", r["cite"], r["not_computed"]] if r["rounds"] is None else
+            [r["filter"], str(r["rounds"]), "n/a" if r["percent_of_optimal"] is None else f"{r['percent_of_optimal']:.1f}%",
              r["cite"], r["params"]] for r in p["rows"]]
     opt = "n/a" if p["optimal"] is None else str(p["optimal"])
     body.append(["optimal non-adaptive limit", opt, "100%" if p["optimal"] else "n/a", p["optimal_source"], ""])

@@ -8,7 +8,7 @@ import sys
 import textwrap
 
 from ..catalog import PAPERS, entries, get
-from .common import PROG, UsageError, _fail, _truncate, build_info
+from .common import PROG, UsageError, _fail, _truncate, build_info, run_in_child
 
 __all__ = ["example_command", "describe_entry"]
 
@@ -66,47 +66,21 @@ def _evaluate(entry_id: str, kwargs: dict, digits: int, dps: int) -> tuple[str, 
     return format_value(entry, value, digits), (int(value) if entry.returns == "int" else None)
 
 
-def _eval_worker(conn, entry_id: str, kwargs: dict, digits: int, dps: int) -> None:  # pragma: no cover - child
-    """Child process of ``eval --max-seconds``: sends ``("ok", text, int)`` or ``("error", message)``."""
-    try:
-        conn.send(("ok",) + _evaluate(entry_id, kwargs, digits, dps))
-    except (ValueError, TypeError, ArithmeticError) as exc:
-        conn.send(("error", str(exc)))
-    except BaseException as exc:  # noqa: BLE001 - reported to the parent, which decides
-        conn.send(("crash", f"{type(exc).__name__}: {exc}"))
-    finally:
-        conn.close()
-
-
 def _evaluate_with_limit(entry_id: str, kwargs: dict, digits: int, dps: int, seconds: float) -> tuple[str, int | None]:
-    """:func:`_evaluate` in a worker process stopped after ``seconds``; raises ``TimeoutError`` then."""
-    import multiprocessing as mp
-
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_eval_worker, args=(send, entry_id, kwargs, digits, dps), daemon=True)
-    proc.start()
-    send.close()
-    try:
-        if not recv.poll(seconds):
-            raise TimeoutError(seconds)
+    """:func:`_evaluate` in a worker process stopped after ``seconds`` (:func:`reference.cli.common.run_in_child`);
+    raises ``TimeoutError`` then, ``ValueError`` for the entry's own errors and ``RuntimeError`` for any other."""
+    def work(report):
         try:
-            msg = recv.recv()
-        except EOFError:
-            raise RuntimeError(f"the worker evaluating {entry_id} died (exit status {proc.exitcode})") from None
-    finally:
-        recv.close()
-        if proc.is_alive():
-            proc.terminate()
-            proc.join(2)
-            if proc.is_alive():
-                proc.kill()
-        proc.join(2)
-    if msg[0] == "ok":
-        return msg[1], msg[2]
-    if msg[0] == "error":
-        raise ValueError(msg[1])
-    raise RuntimeError(msg[1])
+            return _evaluate(entry_id, kwargs, digits, dps)
+        except (ValueError, TypeError, ArithmeticError) as exc:
+            raise ValueError(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - reported to the parent as a failure of this evaluation
+            raise RuntimeError(f"{type(exc).__name__}: {exc}") from None
+
+    done, out, _ = run_in_child(work, seconds=seconds)
+    if not done:
+        raise TimeoutError(seconds)
+    return out
 
 
 def _validity_warning(entry) -> str | None:

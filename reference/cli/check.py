@@ -17,22 +17,51 @@ from __future__ import annotations
 import json
 import sys
 
-from .common import build_info, error_line
+from .common import DEFAULT_MAX_SECONDS, UsageError, build_info, error_line, parse_seconds, run_in_child
+
+
+#: Seconds before ``--max-seconds`` at which the worker stops starting new brackets (it is killed at the limit).
+MARGIN = 0.5
+
+
+def _check_limited(steps, args, seconds: float):
+    """:func:`reference.profiles.check.check` in a worker process killed after ``seconds``
+    (:func:`reference.cli.common.run_in_child`); the worker stops starting brackets ``MARGIN`` s earlier, and
+    when it is killed the verdict is formed here from the brackets it reported (trivial where none)."""
+    import time
+
+    from ..profiles.check import check
+
+    kw = dict(tol=args.tol, binary=args.binary, dps=args.dps, precision=args.precision)
+    end = time.monotonic() + seconds
+
+    def work(report):
+        return check(steps, args.eps, args.delta, deadline=end - min(MARGIN, seconds / 4), report=report, **kw)
+
+    done, v, partials = run_in_child(work, seconds=seconds)
+    if done:
+        return v
+    latest = {b.quantity: b for b in partials}
+    return check(steps, args.eps, args.delta, deadline=0.0, known=(latest.get("delta"), latest.get("eps")), **kw)
 
 
 def _check(args) -> int:
-    from ..profiles.check import check, parse_spec
+    from ..profiles.check import parse_spec
 
     try:  # reading the composition: a JSON file may be missing, or hold a value of the wrong type
+        seconds = parse_seconds(args.max_seconds)
         steps = parse_spec(args.spec, binary=args.binary)
-    except (ValueError, TypeError, OSError) as exc:
+    except (UsageError, ValueError, TypeError, OSError) as exc:
         print(error_line("check", str(exc)), file=sys.stderr)
         return 2
     try:  # a refusal names the parameter and its limit; anything else is an internal error (status 4, in main)
-        v = check(steps, args.eps, args.delta, tol=args.tol, binary=args.binary, dps=args.dps, precision=args.precision)
+        v = _check_limited(steps, args, seconds)
     except ValueError as exc:
         print(error_line("check", str(exc)), file=sys.stderr)
         return 2
+    if v.stopped:
+        print(f"fullyadaptive check: note: {v.stopped} (--max-seconds {seconds:g}); the brackets printed are "
+              f"certified but wider than they could be", file=sys.stderr)
     if args.json:
         print(json.dumps({**v.as_dict(args.digits), **build_info()}, indent=2))
         return v.exit_status
@@ -110,6 +139,10 @@ def add_cli(sub) -> list[str]:
                    help="target relative width of the subsampled-Gaussian (DP-SGD) eps bracket, in [1e-6, 0.5] "
                         "(default 0.01; smaller refines the grid at more cost, within the memory budget)")
     p.add_argument("--digits", type=int, default=12, help="digits printed (default 12)")
+    p.add_argument("--max-seconds", default=str(DEFAULT_MAX_SECONDS), metavar="S",
+                   help="time limit: the brackets are computed in a worker process stopped after S seconds; the "
+                        "verdict then uses the best certified brackets computed (trivial where none), usually "
+                        f"undecided (exit status 3) (default {DEFAULT_MAX_SECONDS:g})")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON (with version and commit)")
     p.set_defaults(func=_check)
 

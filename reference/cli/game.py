@@ -8,20 +8,50 @@ from __future__ import annotations
 import json
 import sys
 
+from .common import DEFAULT_MAX_SECONDS
+
 __all__ = ["add_cli"]
 
 
-def _game(args) -> int:
-    from ..bounds.game_filter import GameTooLarge, game_budget
-    from ..precision import bounded_decimal, compact_text
-    from .common import build_info, error_line
+#: Cell updates per second assumed for the up-front refusal: several times what the engine reaches (about 5e7/s), so
+#: that a run refused on time could not have finished; runs below it are stopped by the deadline instead.
+FAST_UPDATES_PER_SECOND = 4e8
 
+
+def _game(args) -> int:
+    import time
+
+    from ..bounds.game import MAX_BYTES, GameMemoryError, GameTimeout
+    from ..bounds.game_filter import GameTooLarge, game_budget, game_size
+    from ..precision import bounded_decimal, compact_text
+    from .common import UsageError, build_info, error_line, format_bytes, parse_memory, parse_seconds
+
+    start = time.monotonic()
     try:
-        gb = game_budget(args.eps, args.delta, args.grid, args.eps_max)
-    except GameTooLarge as exc:
-        print(error_line("game", str(exc)), file=sys.stderr)
+        seconds = parse_seconds(args.max_seconds)
+        memory = parse_memory(args.max_memory)
+        cap = min(MAX_BYTES, memory)
+        size = game_size(args.eps, args.delta, args.grid, args.eps_max, max_bytes=cap)
+        if size["too_fine"]:
+            raise UsageError(size["too_fine"])
+        if size["bytes"] > memory:
+            raise UsageError(f"the game needs at least {format_bytes(size['bytes'])} for its rows (horizon >= "
+                             f"{size['horizon_min']}, window {size['window']}), more than --max-memory "
+                             f"{format_bytes(memory)}; coarsen the grid, lower --eps-max or raise --max-memory")
+        fastest = size["updates"] / FAST_UPDATES_PER_SECOND
+        if fastest > seconds:
+            raise UsageError(f"the game needs at least {size['updates']:.3g} cell updates (horizon >= "
+                             f"{size['horizon_min']}), more than {fastest:.0f} s even at {FAST_UPDATES_PER_SECOND:.0e} "
+                             f"per second, over --max-seconds {seconds:g}; coarsen the grid or raise --max-seconds")
+        gb = game_budget(args.eps, args.delta, args.grid, args.eps_max, max_bytes=cap, deadline=start + seconds)
+    except GameTimeout:
+        print(error_line("game", f"stopped at the time limit --max-seconds {seconds:g} before the game finished "
+                                 f"(nothing certified to print); coarsen the grid or raise --max-seconds"), file=sys.stderr)
         return 2
-    except (ValueError, TypeError) as exc:
+    except GameMemoryError as exc:
+        print(error_line("game", f"{exc} (the engine's cap: min(--max-memory, {format_bytes(MAX_BYTES)}))"), file=sys.stderr)
+        return 2
+    except (GameTooLarge, UsageError, ValueError, TypeError) as exc:
         print(error_line("game", str(exc)), file=sys.stderr)
         return 2
     cert = gb.as_dict()
@@ -57,6 +87,13 @@ def add_cli(sub) -> list[str]:
     p.add_argument("--delta", required=True, help="target delta in [1e-300, 1) (exact decimal, e.g. 1e-6)")
     p.add_argument("--grid", required=True, help="grid unit g > 0, e.g. the workload's eps0 (0.01)")
     p.add_argument("--eps-max", default=None, help="largest step certified (default: the budget's reach)")
+    p.add_argument("--max-seconds", default=str(DEFAULT_MAX_SECONDS), metavar="S",
+                   help=f"stop after S seconds and exit with status 2 naming the limit; a game whose least cell "
+                        f"count could not finish within S is refused at once (default {DEFAULT_MAX_SECONDS:g})")
+    p.add_argument("--max-memory", default="2G", metavar="SIZE",
+                   help="refuse at once (exit status 2, naming the estimate) a game whose rows need more than SIZE "
+                        "(e.g. 500M, 2G; the engine's own cap, reference.bounds.game.MAX_BYTES = 900 MiB, also "
+                        "applies) (default 2G)")
     p.add_argument("--json", action="store_true", help="print the certificate as JSON (with version and commit)")
     p.set_defaults(func=_game)
     return ["game"]

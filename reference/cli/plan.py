@@ -12,18 +12,35 @@ import sys
 
 from ..bounds.planner import Step, parse_workload, plan, render_plan  # noqa: F401  (re-exported)
 
+from .common import DEFAULT_MAX_SECONDS
+
 __all__ = ["Step", "parse_workload", "plan", "render_plan", "add_cli"]
+
+
+def _bracket_in_child(steps, eps, seconds):
+    """One certified delta(eps) bracket of the k-fold cycle, in a worker process killed after ``seconds``
+    (:func:`reference.cli.common.run_in_child`); ``TimeoutError`` then."""
+    from ..profiles.check import profile
+    from .common import run_in_child
+
+    done, b, _ = run_in_child(lambda st, e, report: profile(st, "delta", e), (steps, eps), seconds=seconds)
+    if not done:
+        raise TimeoutError(seconds)
+    return b
 
 
 def _plan(args) -> int:
     from ..precision import compact_text
+    from ..bounds.game import MAX_BYTES
     from ..profiles.workload import plan_workload, render_workload_plan
-    from .common import build_info, error_line
+    from .common import UsageError, build_info, error_line, parse_memory, parse_seconds
 
     try:
+        seconds = parse_seconds(args.max_seconds)
+        cap = min(MAX_BYTES, parse_memory(args.max_memory))
         p = plan_workload(args.eps, args.delta, args.workload, max_evaluations=args.max_evaluations,
-                          max_seconds=args.max_seconds)
-    except (ValueError, TypeError, OSError) as exc:
+                          max_seconds=seconds, max_bytes=cap, evaluate=_bracket_in_child)
+    except (UsageError, ValueError, TypeError, OSError) as exc:
         print(error_line("plan", str(exc)), file=sys.stderr)
         return 2
     if p["syntax"] != "check":
@@ -62,8 +79,14 @@ def add_cli(sub) -> list[str]:
                         "'subsampled-gaussian:q=0.01,sigma=1.1x100'")
     p.add_argument("--max-evaluations", type=int, default=120, metavar="N",
                    help="most certified brackets the search for k* evaluates (default 120)")
-    p.add_argument("--max-seconds", type=float, default=300.0, metavar="S",
-                   help="stop the search for k* after S seconds, keeping the certified ends found (default 300)")
+    p.add_argument("--max-seconds", default=str(DEFAULT_MAX_SECONDS), metavar="S",
+                   help="the plan's time limit: the filters' rows, then the search for k* with the time left, each "
+                        "bracket in a worker process stopped at the limit; the certified ends found are kept and a "
+                        f"row not finished is printed as not computed (default {DEFAULT_MAX_SECONDS:g})")
+    p.add_argument("--max-memory", default="2G", metavar="SIZE",
+                   help="memory for the game filter's rows (e.g. 500M, 2G; also capped by "
+                        "reference.bounds.game.MAX_BYTES = 900 MiB); a game over it is printed as not computed, "
+                        "with its estimate (default 2G)")
     p.add_argument("--json", action="store_true", help="print the plan as JSON (with version and commit)")
     p.set_defaults(func=_plan)
     return ["plan"]

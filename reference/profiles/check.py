@@ -188,6 +188,33 @@ def _count(mech: str, count) -> int:
 _ITEM = re.compile(r"^\s*([A-Za-z_-]+)\s*:\s*([^xX*×]*?)\s*(?:([xX*×])\s*(.*?))?\s*$", re.DOTALL)
 
 
+#: Deepest nesting of arrays and objects read from a JSON composition (a composition needs 3: an object holding a list
+#: of items); deeper input is refused before it is parsed (the JSON reader recurses once per level).
+MAX_JSON_DEPTH = 64
+
+
+def _json_depth_at_most(text: str, limit: int) -> bool:
+    """Whether the arrays/objects of the JSON ``text`` nest at most ``limit`` deep (brackets inside strings skipped)."""
+    depth, in_str, esc = 0, False, False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif ch in "]}":
+            depth -= 1
+    return True
+
+
 def parse_spec(spec, *, binary: bool = False) -> tuple[Step, ...]:
     """Parse a composition: a spec string, a path to a JSON file, or a list of dicts / Steps.
 
@@ -213,6 +240,9 @@ def parse_spec(spec, *, binary: bool = False) -> tuple[Step, ...]:
     s = str(spec).strip()
     if s.endswith(".json") or (s.startswith("[") and s.endswith("]")):
         text = Path(s).read_text(encoding="utf-8") if s.endswith(".json") else s
+        if not _json_depth_at_most(text, MAX_JSON_DEPTH):
+            raise ValueError(f"the JSON composition nests arrays/objects more than MAX_JSON_DEPTH = {MAX_JSON_DEPTH} "
+                             f"levels deep (a composition needs 3)")
         data = json.loads(text)
         if isinstance(data, dict):
             data = data.get("composition", data.get("steps"))
@@ -786,6 +816,7 @@ class Verdict:
     gap_eps: mpmath.mpf | None = None  # claim - certified (positive: loose; negative: anti-conservative)
     explanation: str = ""
     generic: dict = field(default_factory=dict)
+    stopped: str = ""  # why the brackets were not refined further (a deadline), else ""
 
     @property
     def exit_status(self) -> int:
@@ -800,11 +831,18 @@ class Verdict:
             "gap_eps": None if self.gap_eps is None else bounded_decimal(self.gap_eps, 6, "exact"),
             "explanation": self.explanation,
             "generic_conversions": {k: bounded_decimal(v, digits, "upper") for k, v in self.generic.items()},
-            "exit_status": self.exit_status,
+            "exit_status": self.exit_status, "stopped": self.stopped or None,
         }
 
 
-def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, precision=None) -> Verdict:
+def _trivial(quantity: str, why: str) -> Bracket:
+    """The bracket every composition has: delta(eps) in [0, 1], eps(delta) in [0, inf]."""
+    return Bracket(quantity, mpmath.mpf(0), mpmath.mpf(1) if quantity == "delta" else cl.INF, False, "bracket",
+                   lo_source=f"0 (trivial; {why})", hi_source=f"{'1' if quantity == 'delta' else 'inf'} (trivial; {why})")
+
+
+def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, precision=None, deadline=None,
+          report=None, known=None) -> Verdict:
     """Is the composition ``spec`` (eps, delta)-DP?  A certified verdict (module docstring).
 
     ``eps``/``delta`` are parsed exactly (``binary``: decimal strings as their nearest double);
@@ -813,7 +851,15 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, 
     target relative width of a subsampled-Gaussian PLD eps bracket (:func:`profile`).  The claim is valid
     when a certified upper end (of delta at eps, or of eps at delta) meets it, invalid when a
     certified lower end exceeds it; two certified ends that disagree raise ArithmeticError.
+
+    Time: ``deadline`` (a ``time.monotonic()`` instant, default none) is checked before each bracket and each
+    finer precision; past it no new bracket is started and the verdict uses the best brackets computed (the
+    trivial [0, 1] / [0, inf] where none was), with ``stopped`` saying so (usually undecided, exit status 3).
+    ``report(bracket)`` is called with each bracket as it is computed (a parent process keeps them when it stops
+    this one); ``known`` = (delta bracket, eps bracket), each certified for this very composition and claim or
+    None, is where the brackets start (e.g. those a stopped process reported).
     """
+    import time
     steps = _merge(parse_spec(spec, binary=binary))
     e = _value(eps, "eps", binary)
     d = _value(delta, "delta", binary)  # in [0, 1)
@@ -823,11 +869,26 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, 
     # divides the target width by 4, about twice the cost) before it is called undecided; an explicit precision is kept
     auto = prec is None and any(s.mechanism == "subsampled-gaussian" for s in steps)
     prec = prec if prec is not None else Fraction(1, 100)
-    while True:
+    db, eb = known if known is not None else (None, None)
+    stopped = ""
+
+    def late(what: str) -> bool:
+        nonlocal stopped
+        if deadline is not None and time.monotonic() > deadline:
+            stopped = f"stopped at the time limit before the {what} (precision {prec}) was computed"
+        return bool(stopped)
+
+    while not late("delta bracket"):
         toks = _PLD_HINT.set((e, d)), _PLD_PRECISION.set(prec)
         try:
             db = _group_bracket(steps, "delta", e, dps)
+            if report is not None:
+                report(db)
+            if late("eps bracket"):
+                break
             eb = _group_bracket(steps, "eps", d, dps)
+            if report is not None:
+                report(eb)
         finally:
             _PLD_HINT.reset(toks[0])
             _PLD_PRECISION.reset(toks[1])
@@ -836,6 +897,8 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, 
         if decided or not auto or prec <= AUTO_PRECISION_MIN:
             break
         prec = prec / 4
+    db = db if db is not None else _trivial("delta", stopped or "not computed")
+    eb = eb if eb is not None else _trivial("eps", stopped or "not computed")
     comp = " + ".join(s.text() for s in steps)
     ehi = mpf_to_fraction(eb.hi) if mpmath.isfinite(eb.hi) else None
     elo = mpf_to_fraction(eb.lo) if mpmath.isfinite(eb.lo) else None
@@ -863,7 +926,8 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, 
             names = "; ".join(f"{k} gives {bounded_decimal(v, 6, 'upper')}" for k, v in below.items())
             expl = (f"the claim is below the generic conversion(s) ({names}); it holds because of "
                     f"{eb.hi_source or eb.source} (certified eps <= {bounded_decimal(eb.hi, 6, 'upper')})")
-        return Verdict("valid", bool(tight), msg, comp, e, d, db, eb, round_down(gap, 20) if gap is not None else None, expl, gen)
+        return Verdict("valid", bool(tight), msg, comp, e, d, db, eb, round_down(gap, 20) if gap is not None else None, expl, gen,
+                       stopped)
     if invalid:
         gap = (elo - e) if elo is not None and elo > e else None
         if gap is not None:
@@ -878,8 +942,10 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, 
         msg = "INVALID: " + ", and ".join(x for x in (head, tail) if x)
         src = (db.lo_source or db.source) if tail else (eb.lo_source or eb.source)
         return Verdict("invalid", False, msg, comp, e, d, db, eb, -round_down(gap, 20) if gap is not None else None,
-                       f"lower end: {src}")
+                       f"lower end: {src}", stopped=stopped)
     msg = (f"undecided: the certified delta at eps = {_fmt(e)} lies in [{bounded_decimal(db.lo, 6, 'lower', probability=True)}, "
            f"{bounded_decimal(db.hi, 6, 'upper', probability=True)}], which contains the claimed {_fmt(d)}")
+    if stopped:
+        msg += f" ({stopped})"
     expl = f"lower end: {db.lo_source or db.source}; upper end: {db.hi_source or db.source}"
-    return Verdict("undecided", False, msg, comp, e, d, db, eb, None, expl)
+    return Verdict("undecided", False, msg, comp, e, d, db, eb, None, expl, stopped=stopped)

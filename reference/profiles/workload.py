@@ -114,12 +114,17 @@ def _times(cycle, k: int) -> tuple[Step, ...]:
 
 
 def optimum_cycles(cycle, eps, delta, *, max_evaluations: int = MAX_EVALUATIONS, max_seconds: float = MAX_SECONDS,
-                   k_max: int = K_MAX) -> Optimum:
+                   k_max: int = K_MAX, evaluate=None) -> Optimum:
     """Certified ends of k*, the largest k whose k-fold composition of ``cycle`` is (eps, delta)-DP (module docstring).
 
     kairouz2015 Thm 3.3 / murtagh2016 (rr, dp), dong2022 Cor. 2.13 and 3.3 (Gaussian), sommer2019 (Laplace), the
     subsampled-Gaussian and mixture brackets of :func:`reference.profiles.check.profile`.  ``cycle``: a check spec or
-    a tuple of its steps.  ``max_evaluations``, ``max_seconds``, ``k_max`` bound the search.
+    a tuple of its steps.  ``max_evaluations``, ``max_seconds``, ``k_max`` bound the search.  ``evaluate(steps,
+    eps, seconds)`` (default: :func:`~reference.profiles.check.profile` of delta at eps, in this process) computes one
+    bracket within ``seconds`` (the time left) or raises ``TimeoutError``, e.g. in a worker process that is killed
+    at the limit, so that one slow bracket cannot overrun ``max_seconds``.  A bracket that times out, or that a
+    route refuses (``ValueError``, e.g. beyond its largest count), ends the search with the reason in ``stopped``;
+    the ends found so far stay certified.
     """
     from .pure_dp import _cmp
 
@@ -141,9 +146,17 @@ def optimum_cycles(cycle, eps, delta, *, max_evaluations: int = MAX_EVALUATIONS,
             return status[k]
         if len(out.evaluations) >= max_evaluations:
             raise _Cap(f"stopped after {max_evaluations} certified brackets (max_evaluations)")
-        if time.perf_counter() - t0 > max_seconds:
-            raise _Cap(f"stopped after {max_seconds:g} s (max_seconds) and {len(out.evaluations)} certified brackets")
-        b = profile(_times(steps, k), "delta", e)
+        left = max_seconds - (time.perf_counter() - t0)
+        if left <= 0:
+            raise _Cap(f"stopped after {max_seconds:.3g} s (max_seconds) and {len(out.evaluations)} certified brackets")
+        try:
+            b = profile(_times(steps, k), "delta", e) if evaluate is None else evaluate(_times(steps, k), e, left)
+        except TimeoutError:
+            raise _Cap(f"stopped after {max_seconds:.3g} s (max_seconds) while computing the bracket at k = {k} cycles, "
+                       f"after {len(out.evaluations)} certified brackets") from None
+        except ValueError as exc:
+            raise _Cap(f"stopped at k = {k} cycles, whose bracket was refused ({' '.join(str(exc).split())}), after "
+                       f"{len(out.evaluations)} certified brackets") from None
         st = "in" if _cmp(b.hi, d) <= 0 else ("over" if _cmp(b.lo, d) > 0 else "undecided")
         out.source = b.source if b.exact else f"lower end: {b.lo_source or b.source}; upper end: {b.hi_source or b.source}"
         out.exact_route = bool(b.exact)
@@ -218,7 +231,7 @@ def _plan_steps(cycle) -> tuple[tuple[PlanStep, ...] | None, str]:
 
 
 def plan_workload(eps, delta, workload, *, max_evaluations: int = MAX_EVALUATIONS,
-                  max_seconds: float = MAX_SECONDS) -> dict:
+                  max_seconds: float = MAX_SECONDS, max_bytes: int | None = None, evaluate=None) -> dict:
     """The plan of ``fullyadaptive plan`` for a workload cycle in the check syntax (or the deprecated plan syntax).
 
     Returns ``{"eps", "delta", "syntax", "cycle", "steps_per_cycle", "optimum", "rows", "recommended",
@@ -226,26 +239,34 @@ def plan_workload(eps, delta, workload, *, max_evaluations: int = MAX_EVALUATION
     cycles, kairouz2015 / dong2022 / sommer2019 exact, else the certified brackets of check); ``rows`` the filters
     of :func:`reference.bounds.planner.plan` (whitehouse2022 Thm 1, feldman2021, smith2022, the game filter), each
     with ``cycles`` (complete cycles admitted) and ``percent_of_k_star`` (``[of k_hi, of k_lo]``).
+    Budgets: ``max_seconds`` bounds the whole plan (the filters' rows first, then the search for k* with the time
+    left: :func:`optimum_cycles`, ``evaluate`` passed on); ``max_bytes`` caps the game filter's rows.  A row that
+    cannot be computed within them (the game filter's, :func:`reference.bounds.planner.plan`) is reported as not
+    computed (``rounds`` None, ``not_computed`` its reason) and the other rows are kept.
     Preconditions: eps > 0, 0 < delta < 1.
     """
     e = _check("eps", eps, Domain.positive())
     d = _check("delta", delta, Domain.open_unit())
+    if not (isinstance(max_seconds, (int, float)) and max_seconds > 0):
+        raise ValueError(f"max_seconds must be a positive number of seconds, found {max_seconds!r}")
+    t0 = time.monotonic()
     cycle, syntax = parse_cycle(workload)
     m = sum(s.count for s in cycle)
-    opt = optimum_cycles(cycle, e, d, max_evaluations=max_evaluations, max_seconds=max_seconds)
     psteps, why = _plan_steps(cycle)
+    p = plan(e, d, psteps, max_bytes=max_bytes, deadline=t0 + max_seconds) if psteps is not None else None
+    left = max(max_seconds - (time.monotonic() - t0), 1e-3)
+    opt = optimum_cycles(cycle, e, d, max_evaluations=max_evaluations, max_seconds=left, evaluate=evaluate)
     rows, rec, opt_steps, opt_src, note = [], None, None, "", ""
-    if psteps is not None:
-        p = plan(e, d, psteps)
+    if p is not None:
         note = p["note"]
         rows, rec, opt_steps, opt_src = p["rows"], p["recommended"], p["optimal"], p["optimal_source"]
         if any(s.mechanism == "laplace" for s in cycle):  # the planner's limit is that of RR steps of the same eps
             opt_steps, opt_src = None, "not given: the planner's limit treats Laplace steps as randomized response"
         for r in rows:
-            c = r["rounds"] // m
+            c = None if r["rounds"] is None else r["rounds"] // m
             r["cycles"] = c
-            r["percent_of_k_star"] = [None if not opt.k_hi else 100.0 * c / opt.k_hi,
-                                      None if not opt.k_lo else 100.0 * c / opt.k_lo]
+            r["percent_of_k_star"] = [None if not opt.k_hi or c is None else 100.0 * c / opt.k_hi,
+                                      None if not opt.k_lo or c is None else 100.0 * c / opt.k_lo]
     return {"eps": e, "delta": d, "syntax": syntax, "cycle": [s.text() for s in cycle], "steps_per_cycle": m,
             "optimum": opt.as_dict(), "rows": rows, "recommended": rec, "optimal_steps": opt_steps,
             "optimal": opt_steps,  # the key of reference.bounds.planner.plan (steps), kept for its readers
@@ -269,7 +290,7 @@ def render_workload_plan(p: dict) -> str:
                  f"{o['source']})")
     else:
         hi = "unknown" if o["k_hi"] is None else str(o["k_hi"])
-        L.append(f"optimum k* in [{o['k_lo']}, {hi}] cycles (certified bracket; {o['source']})")
+        L.append(f"optimum k* in [{o['k_lo']}, {hi}] cycles (certified bracket; {o['source'] or 'no bracket computed'})")
     if o["stopped"]:
         L.append(f"  search {o['stopped']}; the ends above are still certified")
     L.append(f"  ({len(o['evaluations'])} certified brackets evaluated)")
@@ -280,6 +301,9 @@ def render_workload_plan(p: dict) -> str:
         head = ["filter", "rounds (steps)", "complete cycles", "% of optimal k*", "source", "parameters"]
         body = []
         for r in p["rows"]:
+            if r["rounds"] is None:
+                body.append([r["filter"], "not computed", "-", "n/a", r["cite"], r["not_computed"]])
+                continue
             lo, hi = r["percent_of_k_star"]
             pct = _pct(lo) if lo == hi else f"{_pct(lo)} to {_pct(hi)}"
             body.append([r["filter"], str(r["rounds"]), str(r["cycles"]), pct, r["cite"], r["params"]])
