@@ -288,7 +288,7 @@ def sgm_closed_eps_bracket(phases, delta, *, dps: int = 20) -> Bracket:
     d = check("delta", delta, U01)
     tv = sgm_tv_upper(ph)
     if not _cmp_gt(tv, d):
-        return Bracket("eps", _ZERO, _ZERO, True, SOURCE_CLOSED_TV, lo_source=SOURCE_CLOSED_TV, hi_source=SOURCE_CLOSED_TV)
+        return Bracket("eps", _ZERO, _ZERO, False, "bracket", lo_source="eps >= 0", hi_source=SOURCE_CLOSED_TV)
     _, mhi = sgm_gauss_mu_bracket(ph)
     hi = gdp_eps(d, mhi)
     lo = max(_step_eps_lower(q, s, d) for q, s, _ in ph)

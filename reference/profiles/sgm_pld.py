@@ -109,7 +109,7 @@ from ..precision import DEFAULT_DPS, Domain, check, check_dps
 from .conversions import Bracket, round_down, round_up
 
 __all__ = ["PLDComposition", "sgm_pld", "sgm_pld_phases", "sgm_pld_delta_bracket", "sgm_pld_eps_bracket",
-           "sgm_pld_delta", "choose_bits", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
+           "sgm_pld_delta", "choose_bits", "loss_spread", "resolves", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
 
 #: bumped whenever a change could alter a computed digit (golden files record it)
 ENGINE_VERSION = "3"
@@ -816,7 +816,8 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
 
         carb = _arb_q(fl, c)
         if q < 1:
-            if not (carb.exp() > one_q and carb < 0):
+            # c in (log(1 - q), 0), decided with log1p (1 - q itself is not representable at this precision for tiny q)
+            if not (carb > (-qa).log1p() and carb < 0):
                 raise ArithmeticError(f"the optimistic grid's offset {c} is not inside (log(1 - q), 0) (internal)")
             j = 0
             a, Ta = None, _tails(q, one_q, qa, c2, None)
@@ -1136,9 +1137,36 @@ def _parse_phases(phases) -> tuple:
     return tuple(out)
 
 
+def loss_spread(q, sigma) -> float:
+    """A float estimate of the standard deviation of one step's privacy loss under Q, q sqrt(expm1(1/sigma^2)) (the
+    loss is about the likelihood ratio minus 1 when that is small; the formula's chi-square form, Var_Q(p/q) =
+    q^2 (e^(1/sigma^2) - 1), holds exactly), in deterministic 53-bit mpmath: finite for every sigma > 0 and q in (0, 1]
+    (inf where the float range ends).  A choice only (routing, grid size): it never enters a certified value."""
+    c = _D.c
+    v = c.mpf(Fraction(q).numerator) / Fraction(q).denominator * c.sqrt(c.expm1(
+        c.mpf(Fraction(sigma).denominator) ** 2 / c.mpf(Fraction(sigma).numerator) ** 2))
+    return float(v) if v < c.mpf("1e300") else math.inf
+
+
+#: the finest grid is 2^-30 (GDOM); a step whose loss spread is below 2^-SPREAD_MIN_BITS is not resolved by it (its
+#: optimistic buckets cannot be placed, its fixed point would need thousands of bits): such runs are refused with a
+#: message, and :mod:`.sgm_closed` answers them (there its closed forms are tight)
+SPREAD_MIN_BITS = 34
+
+
+def resolves(q, sigma) -> bool:
+    """Whether the grid engine can resolve one step of (q, sigma): its loss spread is at least 2^-SPREAD_MIN_BITS."""
+    return loss_spread(q, sigma) >= 2.0 ** -SPREAD_MIN_BITS
+
+
 @lru_cache(maxsize=64)
 def _sd_estimate(q: float, s: float) -> tuple[float, float]:
     """Float mean and standard deviation of one step's P-privacy loss (choice only)."""
+    if not resolves(Fraction(q), Fraction(s)):
+        # near no privacy loss: the loss is about the likelihood ratio minus 1, mean KL ~ spread^2 / 2 (the grid
+        # below would also overflow at s * s)
+        sd = loss_spread(Fraction(q), Fraction(s))
+        return sd * sd / 2, max(sd, 1e-300)
     xs = [-12 * s + (1 + 24 * s) * i / 600 for i in range(601)]
     p = [(1 - q) * _D.exp(-x * x / (2 * s * s)) + q * _D.exp(-(x - 1) ** 2 / (2 * s * s)) for x in xs]
     tot = math.fsum(p)
@@ -1288,6 +1316,10 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
         if s < Fraction(1, 1000):
             raise ValueError(f"sigma must be at least 0.001 for the PLD accountant (its loss range would exceed the memory "
                              f"budget), found {s}")
+        if not resolves(q, s):
+            raise ValueError(f"the loss spread of a step (q = {float(q):.6g}, sigma = {float(s):.6g}) is about "
+                             f"{loss_spread(q, s):.3g}, below 2^-{SPREAD_MIN_BITS}, which the finest grid 2^-30 does not "
+                             f"resolve; the closed-form bounds of reference.profiles.sgm_closed answer this run")
     dx = check("delta_hint", delta_hint, U01) if delta_hint is not None else None
     d = float(dx) if dx is not None else None
     if grid_bits is None:

@@ -1,0 +1,144 @@
+"""Subsampled-Gaussian runs near no privacy loss (tiny q, huge sigma): the closed-form front door (reference.profiles.sgm_closed)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from fractions import Fraction
+
+import mpmath
+import pytest
+
+from reference.precision import mpf_to_fraction
+from reference.profiles import check as chk
+from reference.profiles import sgm_closed as sc
+from reference.profiles import sgm_pld
+from reference.profiles.check import check, profile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+D5 = Fraction(1, 10 ** 5)
+CLOSED = (sc.SOURCE_CLOSED_HI, sc.SOURCE_CLOSED_TV, sc.SOURCE_CLOSED_LO)
+
+
+def _quad_one_step(q, s, eps, dps=45):
+    """max(H_g(P || Q), H_g(Q || P)) of one step by direct mpmath quadrature of (p - g q)_+ (a second route)."""
+    with mpmath.workdps(dps):
+        q, s, eps = mpmath.mpf(q), mpmath.mpf(s), mpmath.mpf(eps)
+        g = mpmath.exp(eps)
+        n0 = lambda x: mpmath.npdf(x, 0, s)  # noqa: E731
+        n1 = lambda x: mpmath.npdf(x, 1, s)  # noqa: E731
+        p = lambda x: (1 - q) * n0(x) + q * n1(x)  # noqa: E731
+        xp = s * s * mpmath.log((g - 1 + q) / q) + mpmath.mpf(1) / 2  # p - g q > 0 above xp
+        hp = mpmath.quad(lambda x: p(x) - g * n0(x), [xp, xp + 2 * s, xp + 10 * s, mpmath.inf])
+        B = 1 - g * (1 - q)
+        hq = mpmath.mpf(0)
+        if B > 0:
+            xq = s * s * mpmath.log(B / (g * q)) + mpmath.mpf(1) / 2  # q - g p > 0 below xq
+            hq = mpmath.quad(lambda x: n0(x) - g * p(x), [mpmath.ninf, xq - 10 * s, xq - 2 * s, xq])
+        return max(hp, hq)
+
+
+@pytest.mark.parametrize("q,s,eps", [("0.01", "1", "0.5"), ("0.5", "1", "0.1"), ("0.5", "0.7", "0.2"), ("1", "2", "1"),
+                                     ("0.2", "3", "0"), ("0.001", "0.8", "2")])
+def test_one_step_encloses_quadrature(q, s, eps):
+    lo, hi = sc.sgm_one_step_delta(Fraction(q), Fraction(s), Fraction(eps))
+    v = _quad_one_step(q, s, eps)
+    tol = mpmath.mpf(10) ** -32
+    assert lo <= v * (1 + tol) and v * (1 - tol) <= hi
+    assert hi - lo <= hi * mpmath.mpf(10) ** -25  # the exact profile, up to rounding
+    # negative control: a value off by one part in 10^20 is outside the enclosure
+    assert not (lo <= v * (1 + mpmath.mpf(10) ** -20) <= hi)
+
+
+def test_single_step_bracket_contains_quadrature():
+    """k = 1: the closed-form bracket of a profile request is the exact one-step profile (rounded outward)."""
+    b = profile("subsampled-gaussian:q=0.03,sigma=0.9", "delta", Fraction(1, 2))
+    v = _quad_one_step("0.03", "0.9", "0.5")
+    tol = mpmath.mpf(10) ** -32
+    assert b.lo <= v * (1 + tol) and v * (1 - tol) <= b.hi
+    assert b.hi_source == sc.SOURCE_CLOSED_LO.replace("one step of the run", "the step")
+
+
+def test_tv_bound_matches_independent_product():
+    ph = ((Fraction(1, 100), Fraction(3), 10), (Fraction(1, 10 ** 6), Fraction(1, 2), 1000))
+    with mpmath.workdps(50):
+        ind = 1 - (1 - mpmath.mpf("0.01") * mpmath.erf(1 / (2 * mpmath.sqrt(2) * 3))) ** 10 * (
+            1 - mpmath.mpf("1e-6") * mpmath.erf(1 / (2 * mpmath.sqrt(2) * mpmath.mpf("0.5")))) ** 1000
+        tv = sc.sgm_tv_upper(ph)
+        assert ind <= tv <= ind * (1 + mpmath.mpf(10) ** -40)
+
+
+# the inputs an outside review found crashing (exit 4) or running for minutes; claim (eps, delta) = (1, 1e-5)
+REVIEW = ["subsampled-gaussian:q=1e-20,sigma=1x10", "subsampled-gaussian:q=1e-100,sigma=1x10",
+          "subsampled-gaussian:q=1e-300,sigma=1x10", "subsampled-gaussian:q=0.01,sigma=1e100x10",
+          "subsampled-gaussian:q=0.01,sigma=1e154x10", "subsampled-gaussian:q=0.01,sigma=1e300x10",
+          "subsampled-gaussian:q=0.01,sigma=1e3x10", "subsampled-gaussian:q=0.01,sigma=1e4x10",
+          "subsampled-gaussian:q=0.01,sigma=1e10x10"]
+
+
+@pytest.fixture
+def no_engine(monkeypatch):
+    """The grid engine and the Renyi routes must not run: the closed-form route answers alone."""
+    def boom(*a, **k):
+        raise AssertionError("the grid engine / Renyi routes ran")
+    monkeypatch.setattr(sgm_pld, "sgm_pld_phases", boom)
+    monkeypatch.setattr(chk, "_sgm_routes", boom)
+
+
+@pytest.mark.parametrize("spec", REVIEW)
+def test_review_inputs_answer_by_closed_form(spec, no_engine):
+    v = check(spec, 1, D5)
+    assert v.status == "valid"
+    for b in (v.delta_bracket, v.eps_bracket):
+        assert b.lo <= b.hi
+        assert b.hi_source in CLOSED
+    # the truth is at most the composed Gaussian's (domination) and at least one step's
+    steps = chk.parse_spec(spec)
+    q, s, k = steps[0].p("q"), steps[0].p("sigma"), steps[0].count
+    assert v.delta_bracket.lo >= sc.sgm_one_step_delta(q, s, 1)[0] * (1 - mpmath.mpf(10) ** -15)
+
+
+@pytest.mark.parametrize("q", ["1e-20", "1e-300"])
+def test_tiny_q_contains_the_limit(q):
+    """q -> 0: delta(eps) -> 0, and the bracket's upper end is within a hair of k q TV(N1, N0) (second route: mpmath)."""
+    b = profile(f"subsampled-gaussian:q={q},sigma=1x10", "delta", 0)
+    with mpmath.workdps(40):
+        ref = 10 * mpmath.mpf(q) * mpmath.erf(1 / (2 * mpmath.sqrt(2)))
+    assert b.lo <= b.hi <= ref * (1 + mpmath.mpf(10) ** -15)
+    assert b.hi >= ref * (1 - mpmath.mpf(10) ** -15)  # 1 - (1 - x)^k = k x (1 - O(k x)): tight to first order in q
+
+
+def test_huge_sigma_q_one_is_the_gaussian():
+    """q = 1 is the Gaussian mechanism: the closed-form bracket must contain the exact Gaussian profile (mu = 10/sigma)."""
+    sub = profile("subsampled-gaussian:q=1,sigma=1e12x100", "delta", Fraction(1, 10 ** 12))
+    gau = profile("gaussian:sigma=1e12x100", "delta", Fraction(1, 10 ** 12))
+    assert sub.lo <= gau.hi and gau.lo <= sub.hi
+    assert sub.lo <= sub.hi
+
+
+def test_eps_zero_certified_by_total_variation(no_engine):
+    b = profile("subsampled-gaussian:q=0.01,sigma=1e4x10", "eps", D5)
+    assert b.lo == 0 and b.hi == 0
+    # negative control: where the TV bound exceeds delta, eps(delta) > 0 is not claimed to be 0
+    b2 = sc.sgm_closed_eps_bracket(((Fraction(1, 100), Fraction(1000), 10),), D5)
+    assert b2.hi > 0
+
+
+def test_engine_refuses_unresolvable_steps_with_a_reason():
+    for q, s in (("1e-20", "1"), ("1e-300", "1"), ("0.01", "1e300"), ("0.01", "1e100")):
+        assert not sgm_pld.resolves(Fraction(q), Fraction(s))
+        with pytest.raises(ValueError, match="loss spread"):
+            sgm_pld.sgm_pld_phases(((Fraction(q), Fraction(s), 10),), eps_hint=1)
+    assert sgm_pld.resolves(Fraction(1, 100), Fraction(1))
+    # the float estimate the grid is sized from no longer overflows
+    m, sd = sgm_pld._sd_estimate(0.01, 1e300)
+    assert 0 <= m and 0 < sd < 1e-290
+
+
+def test_cli_exit_status_never_internal():
+    """The CLI answers a reviewed input with a verdict (exit 0), never the internal-error status 4."""
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    r = subprocess.run([sys.executable, "-m", "reference", "check", "subsampled-gaussian:q=0.01,sigma=1e154x10",
+                        "--eps", "1", "--delta", "1e-5"], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "valid" in r.stdout
