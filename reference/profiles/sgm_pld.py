@@ -112,13 +112,19 @@ __all__ = ["PLDComposition", "sgm_pld", "sgm_pld_phases", "sgm_pld_delta_bracket
            "sgm_pld_delta", "choose_bits", "loss_spread", "resolves", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
 
 #: bumped whenever a change could alter a computed digit (golden files record it)
-ENGINE_VERSION = "3"
+ENGINE_VERSION = "4"
 K_MAX = 10 ** 6
 #: the largest certified loss deviation ``|l_B - g_B h|`` of a bucket kept in the optimistic vector (others are dropped)
 DEV_MAX = Fraction(1, 1 << 36)
 #: the longest vector (grid values) the engine builds: the memory budget (a product of two such
 #: vectors takes about 2 x 2^21 x 32 bytes of big-integer workspace, well under 1 GB)
 MAX_LEN = 1 << 21
+#: the largest fixed point F (bits): three 64-bit limbs an entry, so a product's workspace stays within the memory
+#: budget of MAX_LEN; a tail budget below about 2^-(F_MAX - 40) is not met in full (the bracket stays certified, wider)
+F_MAX = 190
+#: an eps bracket [0, hi] with hi <= precision x EPS_ABS_FLOOR is not refined further (its relative width is 1 whatever
+#: the grid: eps(delta) may be 0)
+EPS_ABS_FLOOR = Fraction(1, 1 << 20)
 DEFAULT_PRECISION = Fraction(1, 100)  # target relative width of the eps bracket (about)
 PREC = 128  # Arb working precision (bits) of the per-step masses (F + 12 suffices; at least 96 is used)
 _U = 2.0 ** -53
@@ -1137,6 +1143,28 @@ def _parse_phases(phases) -> tuple:
     return tuple(out)
 
 
+_EST = mpmath.MPContext()
+_EST.prec = 256
+
+
+def _delta_step_estimate(phases, eps: Fraction) -> float:
+    """max over the phases of one step's delta(eps) through its P-order, q G_{1/sigma}(log1p(expm1(eps)/q)) (the
+    amplification identity; G the mu-GDP curve), in a private 256-bit mpmath context (deterministic): an estimate of a
+    value below the run's delta(eps), used to size the tail budget only (0.0 when it underflows a double)."""
+    c = _EST
+    best = 0.0
+    e = c.mpf(eps.numerator) / eps.denominator
+    for q, s, _ in phases:
+        qq = c.mpf(q.numerator) / q.denominator
+        mu = c.mpf(s.denominator) / s.numerator
+        L = c.log1p(c.expm1(e) / qq)
+        g = c.ncdf(-L / mu + mu / 2) - c.exp(L) * c.ncdf(-L / mu - mu / 2)
+        v = qq * g
+        if v > c.mpf("1e-300"):
+            best = max(best, float(v))
+    return best
+
+
 def loss_spread(q, sigma) -> float:
     """A float estimate of the standard deviation of one step's privacy loss under Q, q sqrt(expm1(1/sigma^2)) (the
     loss is about the likelihood ratio minus 1 when that is small; the formula's chi-square form, Var_Q(p/q) =
@@ -1294,11 +1322,16 @@ def _compose(phases: tuple, bits: int, F: int, tail: Fraction) -> PLDComposition
 
 def _fix_bits(phases, bits: int, tail: Fraction) -> int:
     """The fixed point F: the rounding junk (about 4 K n1 2^-F, n1 the step's length, amplified by at most e^(|l|/2) at
-    the window's ends) at most tail / 4; F in [56, 126] (a float choice: tightness and cost only)."""
+    the window's ends) at most tail / 4; F in [56, F_MAX] (a float choice: tightness and cost only)."""
+    return int(min(F_MAX, max(56, math.ceil(_fix_need(phases, bits, tail)))))
+
+
+def _fix_need(phases, bits: int, tail: Fraction) -> float:
+    """The fixed point (bits) that would keep the rounding junk within a quarter of the tail budget (:func:`_fix_bits`
+    clamps it to F_MAX; beyond F_MAX the junk, not the grid, sets the bracket's width)."""
     K = sum(p[2] for p in phases)
     n1 = max(_bucket_range(q, s, bits, tail, K)[1] - _bucket_range(q, s, bits, tail, K)[0] + 2 for q, s, _ in phases)
-    need = _D.log2(16 * K * n1) - _D.log2(tail) + (_amp_bits(phases) if tilt_mode(phases) else 0.0)
-    return int(min(126, max(56, math.ceil(need))))
+    return _D.log2(16 * K * n1) - _D.log2(tail) + (_amp_bits(phases) if tilt_mode(phases) else 0.0)
 
 
 def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, precision=DEFAULT_PRECISION,
@@ -1336,8 +1369,14 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
                              f"MAX_LEN = {MAX_LEN}, the memory budget); use grid_bits <= "
                              f"{max(4, int(math.floor(_D.log2(MAX_LEN / span))))}")
     if tail is None:
-        # the budget of cut and tail mass: 1e-5 of the requested delta (2^-60 for a delta(eps) request), dyadic
-        tl = 2.0 ** -60 if d is None else min(2.0 ** -30, d * 1e-5)
+        # the budget of cut and tail mass: 1e-5 of the requested delta; for a delta(eps) request 1e-5 of an estimate of
+        # the answer that is below it (one step's exact delta(eps), :func:`_delta_step_estimate`: a projection of the
+        # run), at most 2^-60; dyadic, at least 2^-1000 (a choice: the budget moves tightness and cost, never validity)
+        if d is not None:
+            tl = min(2.0 ** -30, d * 1e-5)
+        else:
+            est = _delta_step_estimate(ph, Fraction(eps_hint)) if eps_hint is not None else 0.0
+            tl = min(2.0 ** -60, est * 1e-5) if est > 0 else 2.0 ** -60
         tl = Fraction(1, 1 << min(1000, math.ceil(-_D.log2(tl)))) if tl > 0 else Fraction(1, 1 << 1000)
     else:
         tl = check("tail", tail, U01)
@@ -1351,15 +1390,22 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
         # refine (at most three times) from the bracket itself while it is wider than the target (the rule of thumb
         # for the width, about K h^2, is off by a factor 0.4 to 25 across realistic workloads, and the RDP guess of
         # eps can be 10x high)
+        # Every refinement must be able to stop: a bracket whose width comes from the fixed point (the tail budget
+        # needs more than F_MAX bits, e.g. delta near 1e-300) is final, a finer grid cannot narrow it; so is a bracket
+        # whose lower end is 0 and whose upper end is below an absolute floor (EPS_ABS_FLOOR x precision for eps, four
+        # tail budgets for delta), where a relative width can never fall below 1.
+        if _fix_need(ph, bits, tl) > F_MAX:
+            break
         w = None
         if d is not None and eps_hint is None:
             hi, lo = C.eps_upper_exact(dx), C.eps_lower_exact(dx)
-            if hi is not None and hi > 0 and (hi - lo) / hi > prec:
+            if (hi is not None and hi > 0 and (hi - lo) / hi > prec
+                    and not (lo == 0 and hi <= prec * EPS_ABS_FLOOR)):
                 w, scale = float((hi - lo) / hi), float(hi)
         elif eps_hint is not None:  # a delta(eps) request: the delta bracket at eps
             e = Fraction(eps_hint)
             hi, lo = C.delta_upper_exact(e), C.delta_lower_exact(e)
-            if 0 < hi < 1 and (hi - lo) / hi > prec:
+            if 0 < hi < 1 and (hi - lo) / hi > prec and not (lo == 0 and hi <= 4 * tl):
                 w, scale = float((hi - lo) / hi), float(e)
         if w is None:
             break
