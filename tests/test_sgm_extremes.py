@@ -142,3 +142,55 @@ def test_cli_exit_status_never_internal():
                         "--eps", "1", "--delta", "1e-5"], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "valid" in r.stdout
+
+
+def test_fixed_point_limited_bracket_is_final():
+    """delta = 1e-300 needs more fixed-point bits than F_MAX: the grid is not refined (a finer grid cannot narrow the
+    bracket), and the bracket stays certified: it overlaps the closed-form bracket (a second route)."""
+    ph = ((Fraction(1, 100), Fraction(1), 10),)
+    d = Fraction(1, 10 ** 300)
+    C = sgm_pld.sgm_pld_phases(ph, delta_hint=d)
+    assert sgm_pld._fix_need(ph, C.bits, C.tail) > sgm_pld.F_MAX
+    lo, hi = C.eps_lower_exact(d), C.eps_upper_exact(d)
+    assert hi is not None and 0 <= lo <= hi
+    # both brackets hold the truth, so they overlap: the closed form's ends (one step below, the Gaussian above)
+    cb = sc.sgm_closed_eps_bracket(ph, d)
+    assert cb.lo <= mpmath.mpf(hi.numerator) / hi.denominator and mpmath.mpf(lo.numerator) / lo.denominator <= cb.hi
+
+
+def test_delta_request_tail_budget_is_relative():
+    """A delta(eps) request whose answer is far below 2^-60: the tail budget follows the answer (1e-5 of one step's
+    delta, a lower bound on the run's), so the upper end is not stuck at the old absolute budget 2^-60."""
+    ph = ((Fraction(1, 100), Fraction(1), 2),)
+    e = Fraction(8)
+    C = sgm_pld.sgm_pld_phases(ph, eps_hint=e)
+    one_lo, one_hi = sc.sgm_one_step_delta(Fraction(1, 100), Fraction(1), e)
+    assert C.tail <= mpf_to_fraction(one_hi) * Fraction(1, 10 ** 4)
+    lo, hi = C.delta_lower_exact(e), C.delta_upper_exact(e)
+    assert lo <= hi
+    assert one_lo <= mpmath.mpf(hi.numerator) / hi.denominator  # one step is a projection of the run
+    # the answer (about 1.75e-35) is bracketed to a few percent; at the absolute budget 2^-60 the upper end was >= 1e-19
+    assert hi <= Fraction(1, 10 ** 30) and hi - lo <= hi / 20
+
+
+def test_binary_float_scan_stops_when_every_term_underflows(monkeypatch):
+    """The float scan that chooses the binary threshold stops once its terms underflow (it used to walk all k terms:
+    a million at k = 1e6, q = 1e-9, minutes per check); its value is unchanged (the skipped terms are exactly 0.0)."""
+    import math
+
+    from reference.profiles import subsampled_gaussian as sgm
+
+    calls = [0]
+    lgamma = math.lgamma
+
+    def counting(x):
+        calls[0] += 1
+        return lgamma(x)
+
+    monkeypatch.setattr(sgm.math, "lgamma", counting)
+    p1, p0 = sgm._p_float(1e-9, 0.3, 1.0)
+    v = sgm._float_binary_delta(p1, p0, 10 ** 6, 1.0)
+    assert v >= 0.0 and calls[0] < 10 ** 4
+    # negative control: where the terms do not underflow the scan still sums them
+    p1, p0 = sgm._p_float(0.1, 1.0, 1.0)
+    assert sgm._float_binary_delta(p1, p0, 100, 0.5) > 0
