@@ -144,11 +144,22 @@ def test_cli_exit_status_never_internal():
     assert "valid" in r.stdout
 
 
-def test_fixed_point_limited_bracket_is_final():
+def test_fixed_point_limited_bracket_is_final(monkeypatch):
     """delta = 1e-300 needs more fixed-point bits than F_MAX: the grid is not refined (a finer grid cannot narrow the
-    bracket), and the bracket stays certified: it overlaps the closed-form bracket (a second route)."""
+    bracket; it used to refine past the memory budget), and the bracket stays certified: it overlaps the closed-form
+    bracket (a second route)."""
     ph = ((Fraction(1, 100), Fraction(1), 10),)
     d = Fraction(1, 10 ** 300)
+    grids = []
+    compose = sgm_pld._compose
+
+    def one_grid(phases, bits, F, tail):
+        grids.append(bits)
+        if len(set(grids)) > 1:
+            raise AssertionError(f"refined a fixed-point-limited bracket: grids {grids}")
+        return compose(phases, bits, F, tail)
+
+    monkeypatch.setattr(sgm_pld, "_compose", one_grid)
     C = sgm_pld.sgm_pld_phases(ph, delta_hint=d)
     assert sgm_pld._fix_need(ph, C.bits, C.tail) > sgm_pld.F_MAX
     lo, hi = C.eps_lower_exact(d), C.eps_upper_exact(d)

@@ -19,6 +19,12 @@ zcdp (+ gaussian)           [Gaussian with the same rho, improved zCDP conversio
 any mixture                 [best exact sub-composition, summed integer-order RDP]         no
 ==========================  =============================================================  =====
 
+Subsampled-Gaussian items first pass a closed-form front door (``_sgm_front``, :mod:`.sgm_closed`: one step's
+exact profile below, the composed Gaussian with mu^2 = sum k_i/sigma_i^2 and the total variation bound above); when
+it settles the question -- a claim decided, eps(delta) = 0 certified, a bracket within the requested precision, or
+steps so near no privacy loss that the PLD grid cannot resolve them (tiny q, huge sigma) -- the routes of the table
+are not run, otherwise it tightens their bracket.
+
 Identical items are merged first (counts added); counts are used in closed form and never
 expanded into lists (:func:`.pure_dp.pure_dp_profile`, :func:`.laplace.laplace_profile_delta`
 take (value, count) pairs); a Laplace item of sensitivity s and scale b is the item of scale

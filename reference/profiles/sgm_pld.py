@@ -92,7 +92,13 @@ about K h^2 in eps, is about 0.8 ``precision`` x eps (:func:`choose_bits`; refin
 bracket's own width), clamped to the memory budget :data:`MAX_LEN` grid values per vector (products are
 checked before they are formed; a request beyond it is refused with a message).  The fixed
 point F keeps the rounding junk (about 4 K n1 2^-F, times the tilt's amplification) below a
-quarter of the tail budget, 1e-5 of the requested delta.
+quarter of the tail budget, 1e-5 of the requested delta -- for a delta(eps) request 1e-5 of one
+step's delta(eps) (a projection of the run, so below the answer), at most 2^-60 -- up to F_MAX
+bits; beyond that the fixed point, not the grid, sets the bracket's width and the grid is not
+refined.  A step whose loss spread (about q sqrt(expm1(1/sigma^2))) is below 2^-SPREAD_MIN_BITS
+is not resolved by the finest grid and is refused with a message; :mod:`.sgm_closed` answers
+such runs (near no privacy loss its closed forms are tight).  Every choice in this paragraph
+moves cost and tightness, never validity.
 """
 from __future__ import annotations
 
