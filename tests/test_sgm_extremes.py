@@ -135,6 +135,19 @@ def test_engine_refuses_unresolvable_steps_with_a_reason():
     assert 0 <= m and 0 < sd < 1e-290
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("spec,eps,delta", [(s, "1", "1e-5") for s in REVIEW] + [
+    ("subsampled-gaussian:q=1e-6,sigma=1", "1", "0"), ("subsampled-gaussian:q=0.01,sigma=1x10", "1", "1e-300"),
+    ("subsampled-gaussian:q=0.01,sigma=1x10", "40", "1e-300"), ("subsampled-gaussian:q=1e-9,sigma=0.3x1000000", "1", "1e-5")])
+def test_cli_reviewed_inputs_answer(spec, eps, delta):
+    """Every reviewed input gets a verdict from the CLI (0 valid, 1 invalid, 3 undecided), never 4 (internal error)."""
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    r = subprocess.run([sys.executable, "-m", "reference", "check", spec, "--eps", eps, "--delta", delta],
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode in (0, 1, 3), r.stderr
+    assert "verdict:" in r.stdout
+
+
 def test_cli_exit_status_never_internal():
     """The CLI answers a reviewed input with a verdict (exit 0), never the internal-error status 4."""
     env = dict(os.environ, PYTHONPATH=ROOT)
