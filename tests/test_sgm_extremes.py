@@ -218,3 +218,15 @@ def test_binary_float_scan_stops_when_every_term_underflows(monkeypatch):
     # negative control: where the terms do not underflow the scan still sums them
     p1, p0 = sgm._p_float(0.1, 1.0, 1.0)
     assert sgm._float_binary_delta(p1, p0, 100, 0.5) > 0
+
+
+def test_several_near_null_items_answer_by_closed_form(no_engine):
+    """Heterogeneous phases: the closed forms compose (mu^2 and the TV product over the phases); one step of any phase is
+    a projection of the run."""
+    spec = "subsampled-gaussian:q=1e-20,sigma=1x10 + subsampled-gaussian:q=1e-30,sigma=2x5"
+    v = check(spec, 1, D5)
+    assert v.status == "valid" and v.delta_bracket.lo <= v.delta_bracket.hi
+    with mpmath.workdps(40):
+        tv = 1 - (1 - mpmath.mpf("1e-20") * mpmath.erf(1 / (2 * mpmath.sqrt(2)))) ** 10 * (
+            1 - mpmath.mpf("1e-30") * mpmath.erf(1 / (4 * mpmath.sqrt(2)))) ** 5
+    assert tv <= v.delta_bracket.hi <= tv * (1 + mpmath.mpf(10) ** -15)
