@@ -19,6 +19,12 @@ zcdp (+ gaussian)           [Gaussian with the same rho, improved zCDP conversio
 any mixture                 [best exact sub-composition, summed integer-order RDP]         no
 ==========================  =============================================================  =====
 
+Subsampled-Gaussian items first pass a closed-form front door (``_sgm_front``, :mod:`.sgm_closed`: one step's
+exact profile below, the composed Gaussian with mu^2 = sum k_i/sigma_i^2 and the total variation bound above); when
+it settles the question -- a claim decided, eps(delta) = 0 certified, a bracket within the requested precision, or
+steps so near no privacy loss that the PLD grid cannot resolve them (tiny q, huge sigma) -- the routes of the table
+are not run, otherwise it tightens their bracket.
+
 Identical items are merged first (counts added); counts are used in closed form and never
 expanded into lists (:func:`.pure_dp.pure_dp_profile`, :func:`.laplace.laplace_profile_delta`
 take (value, count) pairs); a Laplace item of sensitivity s and scale b is the item of scale
@@ -516,7 +522,8 @@ def _sgm_pld_phases(steps, quantity: str, at: Fraction):
     try:
         comp = sgm_pld.sgm_pld_phases(phases, **kw)
     except ValueError as exc:
-        if "MAX_LEN" in str(exc) or "memory budget" in str(exc) or "sigma must be" in str(exc):
+        if ("MAX_LEN" in str(exc) or "memory budget" in str(exc) or "sigma must be" in str(exc)
+                or "loss spread" in str(exc)):
             return None
         raise
     return comp.delta_bracket(at) if quantity == "delta" else comp.eps_bracket(at)
@@ -578,8 +585,44 @@ def _sgm_tv(steps, dps: int) -> mpmath.mpf:
     return certified(lambda c, *x: 1 - c.exp(sum((n * c.log(1 - v) for v, n in zip(x, ns)), c.mpf(0))), qs, "upper", dps)
 
 
+def _sgm_front(steps, quantity: str, at: Fraction, dps: int) -> tuple[Bracket | None, bool]:
+    """The closed-form front door of the subsampled-Gaussian routes (:mod:`.sgm_closed`): (bracket or None, final).
+
+    The bracket is certified (one step exactly, below; the composed Gaussian with mu^2 = sum k_i/sigma_i^2 and the total
+    variation bound, above: :mod:`.sgm_closed`, module docstring).  It is final -- the grid engine and the Renyi routes
+    are not run -- when it settles the question: a claim of :func:`check` decided by a cheap certified test
+    (:func:`.sgm_closed.sgm_closed_decides`), eps(delta) = 0 certified by the total variation bound, a bracket within
+    the requested relative precision, or a run whose steps the grid does not resolve (:func:`.sgm_pld.resolves`: a
+    step near no privacy loss, where the closed forms are the tight route and the double-precision ones overflow)."""
+    from . import sgm_closed, sgm_pld
+
+    phases = tuple((s.p("q"), s.p("sigma"), s.count) for s in steps)
+    near_null = not all(sgm_pld.resolves(q, sg) for q, sg, _ in phases)
+    hint = _PLD_HINT.get()
+    decided = hint is not None and 0 < hint[1] < 1 and sgm_closed.sgm_closed_decides(phases, hint[0], hint[1]) is not None
+    if quantity == "eps":
+        if not (decided or near_null):
+            if sgm_closed._cmp_gt(sgm_closed.sgm_tv_upper(phases), at):
+                return None, False
+        b = sgm_closed.sgm_closed_eps_bracket(phases, at, dps=dps)
+        return b, decided or near_null or b.hi == 0
+    b = sgm_closed.sgm_closed_delta_bracket(phases, at, dps=dps)
+    prec = _PLD_PRECISION.get() or sgm_pld.DEFAULT_PRECISION
+    tight = b.hi - b.lo <= b.hi * mpmath.mpf(prec.numerator) / prec.denominator
+    return b, decided or near_null or tight
+
+
 def _sgm_bracket(steps, quantity: str, at: Fraction, dps: int) -> Bracket:
-    """Subsampled-Gaussian items (module docstring table); counts are never expanded."""
+    """Subsampled-Gaussian items (module docstring table); counts are never expanded.  The closed forms come first
+    (:func:`_sgm_front`): when they settle the question the other routes are not run, else they tighten them."""
+    front, final = _sgm_front(steps, quantity, at, dps)
+    if final:
+        return front
+    return _tighter(_sgm_routes(steps, quantity, at, dps), front)
+
+
+def _sgm_routes(steps, quantity: str, at: Fraction, dps: int) -> Bracket:
+    """The Renyi, binary and PLD routes of subsampled-Gaussian items (module docstring table)."""
     plain = [s.p("sigma") >= SGM_SIGMA_MIN and s.count <= sgm.K_MAX for s in steps]
     if len(steps) == 1 and plain[0]:
         return _sgm_single(steps[0], quantity, at, dps)

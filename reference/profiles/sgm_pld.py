@@ -92,7 +92,13 @@ about K h^2 in eps, is about 0.8 ``precision`` x eps (:func:`choose_bits`; refin
 bracket's own width), clamped to the memory budget :data:`MAX_LEN` grid values per vector (products are
 checked before they are formed; a request beyond it is refused with a message).  The fixed
 point F keeps the rounding junk (about 4 K n1 2^-F, times the tilt's amplification) below a
-quarter of the tail budget, 1e-5 of the requested delta.
+quarter of the tail budget, 1e-5 of the requested delta -- for a delta(eps) request 1e-5 of one
+step's delta(eps) (a projection of the run, so below the answer), at most 2^-60 -- up to F_MAX
+bits; beyond that the fixed point, not the grid, sets the bracket's width and the grid is not
+refined.  A step whose loss spread (about q sqrt(expm1(1/sigma^2))) is below 2^-SPREAD_MIN_BITS
+is not resolved by the finest grid and is refused with a message; :mod:`.sgm_closed` answers
+such runs (near no privacy loss its closed forms are tight).  Every choice in this paragraph
+moves cost and tightness, never validity.
 """
 from __future__ import annotations
 
@@ -109,16 +115,22 @@ from ..precision import DEFAULT_DPS, Domain, check, check_dps
 from .conversions import Bracket, round_down, round_up
 
 __all__ = ["PLDComposition", "sgm_pld", "sgm_pld_phases", "sgm_pld_delta_bracket", "sgm_pld_eps_bracket",
-           "sgm_pld_delta", "choose_bits", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
+           "sgm_pld_delta", "choose_bits", "loss_spread", "resolves", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
 
 #: bumped whenever a change could alter a computed digit (golden files record it)
-ENGINE_VERSION = "3"
+ENGINE_VERSION = "4"
 K_MAX = 10 ** 6
 #: the largest certified loss deviation ``|l_B - g_B h|`` of a bucket kept in the optimistic vector (others are dropped)
 DEV_MAX = Fraction(1, 1 << 36)
 #: the longest vector (grid values) the engine builds: the memory budget (a product of two such
 #: vectors takes about 2 x 2^21 x 32 bytes of big-integer workspace, well under 1 GB)
 MAX_LEN = 1 << 21
+#: the largest fixed point F (bits): three 64-bit limbs an entry, so a product's workspace stays within the memory
+#: budget of MAX_LEN; a tail budget below about 2^-(F_MAX - 40) is not met in full (the bracket stays certified, wider)
+F_MAX = 190
+#: an eps bracket [0, hi] with hi <= precision x EPS_ABS_FLOOR is not refined further (its relative width is 1 whatever
+#: the grid: eps(delta) may be 0)
+EPS_ABS_FLOOR = Fraction(1, 1 << 20)
 DEFAULT_PRECISION = Fraction(1, 100)  # target relative width of the eps bracket (about)
 PREC = 128  # Arb working precision (bits) of the per-step masses (F + 12 suffices; at least 96 is used)
 _U = 2.0 ** -53
@@ -816,7 +828,8 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
 
         carb = _arb_q(fl, c)
         if q < 1:
-            if not (carb.exp() > one_q and carb < 0):
+            # c in (log(1 - q), 0), decided with log1p (1 - q itself is not representable at this precision for tiny q)
+            if not (carb > (-qa).log1p() and carb < 0):
                 raise ArithmeticError(f"the optimistic grid's offset {c} is not inside (log(1 - q), 0) (internal)")
             j = 0
             a, Ta = None, _tails(q, one_q, qa, c2, None)
@@ -1136,9 +1149,58 @@ def _parse_phases(phases) -> tuple:
     return tuple(out)
 
 
+_EST = mpmath.MPContext()
+_EST.prec = 256
+
+
+def _delta_step_estimate(phases, eps: Fraction) -> float:
+    """max over the phases of one step's delta(eps) through its P-order, q G_{1/sigma}(log1p(expm1(eps)/q)) (the
+    amplification identity; G the mu-GDP curve), in a private 256-bit mpmath context (deterministic): an estimate of a
+    value below the run's delta(eps), used to size the tail budget only (0.0 when it underflows a double)."""
+    c = _EST
+    best = 0.0
+    e = c.mpf(eps.numerator) / eps.denominator
+    for q, s, _ in phases:
+        qq = c.mpf(q.numerator) / q.denominator
+        mu = c.mpf(s.denominator) / s.numerator
+        L = c.log1p(c.expm1(e) / qq)
+        g = c.ncdf(-L / mu + mu / 2) - c.exp(L) * c.ncdf(-L / mu - mu / 2)
+        v = qq * g
+        if v > c.mpf("1e-300"):
+            best = max(best, float(v))
+    return best
+
+
+def loss_spread(q, sigma) -> float:
+    """A float estimate of the standard deviation of one step's privacy loss under Q, q sqrt(expm1(1/sigma^2)) (the
+    loss is about the likelihood ratio minus 1 when that is small; the formula's chi-square form, Var_Q(p/q) =
+    q^2 (e^(1/sigma^2) - 1), holds exactly), in deterministic 53-bit mpmath: finite for every sigma > 0 and q in (0, 1]
+    (inf where the float range ends).  A choice only (routing, grid size): it never enters a certified value."""
+    c = _D.c
+    v = c.mpf(Fraction(q).numerator) / Fraction(q).denominator * c.sqrt(c.expm1(
+        c.mpf(Fraction(sigma).denominator) ** 2 / c.mpf(Fraction(sigma).numerator) ** 2))
+    return float(v) if v < c.mpf("1e300") else math.inf
+
+
+#: the finest grid is 2^-30 (GDOM); a step whose loss spread is below 2^-SPREAD_MIN_BITS is not resolved by it (its
+#: optimistic buckets cannot be placed, its fixed point would need thousands of bits): such runs are refused with a
+#: message, and :mod:`.sgm_closed` answers them (there its closed forms are tight)
+SPREAD_MIN_BITS = 34
+
+
+def resolves(q, sigma) -> bool:
+    """Whether the grid engine can resolve one step of (q, sigma): its loss spread is at least 2^-SPREAD_MIN_BITS."""
+    return loss_spread(q, sigma) >= 2.0 ** -SPREAD_MIN_BITS
+
+
 @lru_cache(maxsize=64)
 def _sd_estimate(q: float, s: float) -> tuple[float, float]:
     """Float mean and standard deviation of one step's P-privacy loss (choice only)."""
+    if not resolves(Fraction(q), Fraction(s)):
+        # near no privacy loss: the loss is about the likelihood ratio minus 1, mean KL ~ spread^2 / 2 (the grid
+        # below would also overflow at s * s)
+        sd = loss_spread(Fraction(q), Fraction(s))
+        return sd * sd / 2, max(sd, 1e-300)
     xs = [-12 * s + (1 + 24 * s) * i / 600 for i in range(601)]
     p = [(1 - q) * _D.exp(-x * x / (2 * s * s)) + q * _D.exp(-(x - 1) ** 2 / (2 * s * s)) for x in xs]
     tot = math.fsum(p)
@@ -1266,11 +1328,16 @@ def _compose(phases: tuple, bits: int, F: int, tail: Fraction) -> PLDComposition
 
 def _fix_bits(phases, bits: int, tail: Fraction) -> int:
     """The fixed point F: the rounding junk (about 4 K n1 2^-F, n1 the step's length, amplified by at most e^(|l|/2) at
-    the window's ends) at most tail / 4; F in [56, 126] (a float choice: tightness and cost only)."""
+    the window's ends) at most tail / 4; F in [56, F_MAX] (a float choice: tightness and cost only)."""
+    return int(min(F_MAX, max(56, math.ceil(_fix_need(phases, bits, tail)))))
+
+
+def _fix_need(phases, bits: int, tail: Fraction) -> float:
+    """The fixed point (bits) that would keep the rounding junk within a quarter of the tail budget (:func:`_fix_bits`
+    clamps it to F_MAX; beyond F_MAX the junk, not the grid, sets the bracket's width)."""
     K = sum(p[2] for p in phases)
     n1 = max(_bucket_range(q, s, bits, tail, K)[1] - _bucket_range(q, s, bits, tail, K)[0] + 2 for q, s, _ in phases)
-    need = _D.log2(16 * K * n1) - _D.log2(tail) + (_amp_bits(phases) if tilt_mode(phases) else 0.0)
-    return int(min(126, max(56, math.ceil(need))))
+    return _D.log2(16 * K * n1) - _D.log2(tail) + (_amp_bits(phases) if tilt_mode(phases) else 0.0)
 
 
 def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, precision=DEFAULT_PRECISION,
@@ -1288,6 +1355,10 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
         if s < Fraction(1, 1000):
             raise ValueError(f"sigma must be at least 0.001 for the PLD accountant (its loss range would exceed the memory "
                              f"budget), found {s}")
+        if not resolves(q, s):
+            raise ValueError(f"the loss spread of a step (q = {float(q):.6g}, sigma = {float(s):.6g}) is about "
+                             f"{loss_spread(q, s):.3g}, below 2^-{SPREAD_MIN_BITS}, which the finest grid 2^-30 does not "
+                             f"resolve; the closed-form bounds of reference.profiles.sgm_closed answer this run")
     dx = check("delta_hint", delta_hint, U01) if delta_hint is not None else None
     d = float(dx) if dx is not None else None
     if grid_bits is None:
@@ -1304,8 +1375,14 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
                              f"MAX_LEN = {MAX_LEN}, the memory budget); use grid_bits <= "
                              f"{max(4, int(math.floor(_D.log2(MAX_LEN / span))))}")
     if tail is None:
-        # the budget of cut and tail mass: 1e-5 of the requested delta (2^-60 for a delta(eps) request), dyadic
-        tl = 2.0 ** -60 if d is None else min(2.0 ** -30, d * 1e-5)
+        # the budget of cut and tail mass: 1e-5 of the requested delta; for a delta(eps) request 1e-5 of an estimate of
+        # the answer that is below it (one step's exact delta(eps), :func:`_delta_step_estimate`: a projection of the
+        # run), at most 2^-60; dyadic, at least 2^-1000 (a choice: the budget moves tightness and cost, never validity)
+        if d is not None:
+            tl = min(2.0 ** -30, d * 1e-5)
+        else:
+            est = _delta_step_estimate(ph, Fraction(eps_hint)) if eps_hint is not None else 0.0
+            tl = min(2.0 ** -60, est * 1e-5) if est > 0 else 2.0 ** -60
         tl = Fraction(1, 1 << min(1000, math.ceil(-_D.log2(tl)))) if tl > 0 else Fraction(1, 1 << 1000)
     else:
         tl = check("tail", tail, U01)
@@ -1319,15 +1396,22 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
         # refine (at most three times) from the bracket itself while it is wider than the target (the rule of thumb
         # for the width, about K h^2, is off by a factor 0.4 to 25 across realistic workloads, and the RDP guess of
         # eps can be 10x high)
+        # Every refinement must be able to stop: a bracket whose width comes from the fixed point (the tail budget
+        # needs more than F_MAX bits, e.g. delta near 1e-300) is final, a finer grid cannot narrow it; so is a bracket
+        # whose lower end is 0 and whose upper end is below an absolute floor (EPS_ABS_FLOOR x precision for eps, four
+        # tail budgets for delta), where a relative width can never fall below 1.
+        if _fix_need(ph, bits, tl) > F_MAX:
+            break
         w = None
         if d is not None and eps_hint is None:
             hi, lo = C.eps_upper_exact(dx), C.eps_lower_exact(dx)
-            if hi is not None and hi > 0 and (hi - lo) / hi > prec:
+            if (hi is not None and hi > 0 and (hi - lo) / hi > prec
+                    and not (lo == 0 and hi <= prec * EPS_ABS_FLOOR)):
                 w, scale = float((hi - lo) / hi), float(hi)
         elif eps_hint is not None:  # a delta(eps) request: the delta bracket at eps
             e = Fraction(eps_hint)
             hi, lo = C.delta_upper_exact(e), C.delta_lower_exact(e)
-            if 0 < hi < 1 and (hi - lo) / hi > prec:
+            if 0 < hi < 1 and (hi - lo) / hi > prec and not (lo == 0 and hi <= 4 * tl):
                 w, scale = float((hi - lo) / hi), float(e)
         if w is None:
             break

@@ -535,7 +535,9 @@ def _float_binary_delta(p1: float, p0: float, k: int, eps: float) -> float:
         l0 = l1 - j * lr1 - (k - j) * lr0
         t = math.exp(l1) - math.exp(eps + l0)
         tot += max(t, 0.0)
-        if j > mode and t < tot * 1e-18:
+        # past the mode the P-masses fall; once exp(l1) underflows to 0.0 every later term adds exactly 0.0 (without
+        # this stop an all-zero sum, tot = 0, ran to j = k: a million terms at k = 1e6, q = 1e-9)
+        if j > mode and (t < tot * 1e-18 and tot > 0 or l1 < -746):
             break
     return tot
 
