@@ -457,6 +457,8 @@ def gdp_eps(delta, mu, *, dps: int = DEFAULT_DPS) -> mpmath.mpf:
     bits = _bits(dps)
     if m == 0 or gdp_delta_admits(Fraction(0), m, d):
         return mpmath.mpf(0)
+    if m > 10 ** 150:
+        raise ValueError(f"mu must be at most 1e150 for gdp_eps (its root search starts from a double), found {m}")
     # float estimate of the root
     mf = float(m)
     hi = mf * mf / 2 + mf * 2 * (1 + abs(math.log(float(d)))) ** 0.5 + 1

@@ -244,7 +244,9 @@ def _step_eps_lower(q: Fraction, s: Fraction, d: Fraction) -> Fraction:
     found, and e is a rational at most log1p(q expm1(L*)) (then L(e) <= L*, G nonincreasing)."""
     if d / q >= 1:
         return Fraction(0)
-    mu = 1 / s
+    # a step with sigma' >= sigma is a post-processing of it: capping mu at 10^6 keeps a valid (lower) end and the
+    # Gaussian's root search within doubles
+    mu = min(1 / s, Fraction(10 ** 6))
     dq = d / q
     u = gdp_eps(dq, mu)
     if not (mpmath.isfinite(u) and u > 0):
@@ -290,7 +292,8 @@ def sgm_closed_eps_bracket(phases, delta, *, dps: int = 20) -> Bracket:
     if not _cmp_gt(tv, d):
         return Bracket("eps", _ZERO, _ZERO, False, "bracket", lo_source="eps >= 0", hi_source=SOURCE_CLOSED_TV)
     _, mhi = sgm_gauss_mu_bracket(ph)
-    hi = gdp_eps(d, mhi)
+    # beyond mu = 10^6 the Gaussian's eps (about mu^2/2) says nothing a user can use: the upper end is left open
+    hi = gdp_eps(d, mhi) if mhi <= 10 ** 6 else mpmath.inf
     lo = max(_step_eps_lower(q, s, d) for q, s, _ in ph)
     lo_m = round_down(lo, dps)
     return Bracket("eps", min(lo_m, hi), hi, False, "bracket",
