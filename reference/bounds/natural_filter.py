@@ -214,7 +214,10 @@ def natural_game(eps, items: Sequence[SGMItem], states, *, bits: int, eta, direc
     (module docstring); ``side="lower"``: <= the value of the returned ``policy`` (the argmax
     analyst of the lower recursion) run on the real, bucketed mechanism.  ``policy`` lists, for
     the states with |n| <= ``policy_depth``, the runs of loss indices (grid units) on which each
-    action (an item index, or ``"stop"``) is the argmax, inside the window.  Rounding: as
+    action (an item index, or ``"stop"``) is the argmax, on the losses reachable at n (between
+    sum n_k off_k and sum n_k top_k) inside the window; ``first_adaptive`` is the first state (least
+    |n|) whose reachable runs use two items -- where the analyst's choice of sigma depends on the
+    realized loss -- with its runs (None if the policy never switches).  Rounding: as
     :func:`reference.bounds.pair_game.certified_end`, over max |n| + 1 levels.
     """
     eps = check("eps", eps, Domain.positive())
@@ -230,6 +233,7 @@ def natural_game(eps, items: Sequence[SGMItem], states, *, bits: int, eta, direc
     depth = max(sum(n) for n in states)
     V = {}
     policy = {}
+    adaptive = None
     for n in sorted(states, key=lambda n: -sum(n)):
         best = R.f.copy()
         arg = np.full(R.W, -1)
@@ -241,15 +245,21 @@ def natural_game(eps, items: Sequence[SGMItem], states, *, bits: int, eta, direc
                 arg[better] = k
                 np.maximum(best, c, out=best)
         V[n] = best
+        # the losses reachable at n: between sum n_k off_k and sum n_k top_k (grid units), clipped to the window
+        a = max(R.lo, sum(c * L.off for c, L in zip(n, laws))) - R.lo
+        b = min(R.hi, sum(c * L.top for c, L in zip(n, laws))) - R.lo
         if sum(n) <= policy_depth:
-            policy[n] = _runs(arg, R.lo)
+            policy[n] = _runs(arg[a: b + 1], a + R.lo)
+        used = set(np.unique(arg[a: b + 1]).tolist()) - {-1}
+        if len(used) > 1 and (adaptive is None or (sum(n), n) < (sum(adaptive[0]), adaptive[0])):
+            adaptive = (n, _runs(arg[a: b + 1], a + R.lo))
     raw = float(V[(0,) * M][R.i0])
     value = certified_end(raw, depth + 1, _terms(laws), side)
     z = (0,) * M
     act0 = [a for lo_, hi_, a in policy[z] if lo_ <= 0 <= hi_]
     first = act0[0] if act0 else None
-    return {"value": value, "raw": raw, "policy": policy, "first_move": first, "depth": depth, "levels": depth + 1,
-            "terms": _terms(laws)}
+    return {"value": value, "raw": raw, "policy": policy, "first_move": first, "first_adaptive": adaptive,
+            "depth": depth, "levels": depth + 1, "terms": _terms(laws)}
 
 
 def _runs(arg: np.ndarray, lo: int) -> list:
@@ -324,7 +334,7 @@ def natural_filter_decision(eps, delta, items: Sequence[SGMItem], *, bits: int =
     lb = bits if lower_bits is None else lower_bits
     if not isinstance(lb, int) or isinstance(lb, bool) or not 1 <= lb <= 12:
         raise ValueError(f"lower_bits must be an integer in [1, 12], found {lb!r}")
-    upper, lower, policy, extra = {}, {}, {}, {"first_move": {}, "lower_windows": {}}
+    upper, lower, policy, extra = {}, {}, {}, {"first_move": {}, "first_adaptive": {}, "lower_windows": {}}
     for d in DIRECTIONS:
         up = natural_game(eps, items, reg["states"], bits=bits, eta=eta, direction=d, side="upper",
                           window=reg["windows"][d])
@@ -337,6 +347,7 @@ def natural_filter_decision(eps, delta, items: Sequence[SGMItem], *, bits: int =
         extra["lower_windows"][d] = wl
         policy[d] = lo["policy"]
         extra["first_move"][d] = lo["first_move"]
+        extra["first_adaptive"][d] = lo["first_adaptive"]
     extra["depth"] = reg["depth"]
     extra["lower_bits"] = lb
     return NaturalFilterDecision(eps, Fraction(delta), items, bits, eta, reg["states"], reg["frontier"], upper, lower,
