@@ -72,7 +72,8 @@ from .game import payoff_down, payoff_up
 from .pair_game import StepLaw, apply_law, certified_end
 from .sgm_game import SGMItem, _window, sgm_law
 
-__all__ = ["NaturalFilterDecision", "natural_region", "natural_game", "natural_filter_decision", "MAX_STATES"]
+__all__ = ["NaturalFilterDecision", "natural_region", "natural_game", "natural_filter_decision", "staircase",
+           "MAX_STATES"]
 
 ZDW, DGK, W22 = "zhu2022", "doroshenko2022", "whitehouse2022"
 MAX_STATES = 20000
@@ -139,7 +140,12 @@ def natural_region(eps, delta, items: Sequence[SGMItem], *, bits: int = 5, eta=N
     hence >= delta_PLD(n); every state has ``delta_up <= delta``, and ``frontier`` holds the
     refused successors (``delta_up > delta``).  Preconditions: eps > 0, 0 < delta < 1, SGM
     items, 1 <= bits <= 12; more than ``max_states`` states raise ``ValueError`` before the
-    search goes on (nothing is silently cut).  Rounding: upward (module docstring).
+    search goes on (nothing is silently cut).  ``eta`` (default delta / 2^30) is the per-step
+    tail cut of :func:`reference.bounds.sgm_game.sgm_law` (the upper laws move the tails to
+    +infinity, so any eta is valid); ``window`` maps a direction to a loss window (default: from
+    :func:`reference.bounds.sgm_game._window` at the longest admitted path; any window is valid).
+    Memory: one row per count vector of the current level and direction.  Rounding: upward
+    (module docstring).
     """
     eps, delta, items = _check(eps, delta, items, bits)
     h = Fraction(1, 1 << bits)
@@ -159,8 +165,9 @@ def natural_region(eps, delta, items: Sequence[SGMItem], *, bits: int = 5, eta=N
     states = {zero: Fraction(0)}
     frontier = {}
     todo = [zero]
-    while todo:
+    while todo:       # level by level (|n| = 0, 1, ...): only the current level's rows are kept
         nxt = []
+        nxt_rows = {d: {} for d in DIRECTIONS}
         for n in todo:
             for k in range(M):
                 m = n[:k] + (n[k] + 1,) + n[k + 1:]
@@ -176,14 +183,14 @@ def natural_region(eps, delta, items: Sequence[SGMItem], *, bits: int = 5, eta=N
                 if val <= delta:
                     states[m] = val
                     for d in DIRECTIONS:
-                        rows[d][m] = new_rows[d]
+                        nxt_rows[d][m] = new_rows[d]
                     nxt.append(m)
                     if len(states) > max_states:
                         raise ValueError(f"the natural filter's region exceeds max_states = {max_states} count vectors "
                                          f"(eps = {eps}, delta = {delta}, {M} items): use a smaller menu or a larger limit")
                 else:
                     frontier[m] = val
-        todo = nxt
+        todo, rows = nxt, nxt_rows
     return {"states": states, "frontier": frontier, "depth": max(sum(n) for n in states), "windows": windows,
             "eta": eta, "terms": terms}
 
@@ -197,6 +204,7 @@ def _single_depth(eps, delta, items, bits, eta) -> int:
     return sum(sgm_single_item_rounds(eps, delta, it, bits=bits, start=16) for it in items)
 
 
+@cites(ZDW, "Theorem 10 (composition: a count vector's delta_PLD never falls when a step is added)")
 def staircase(states) -> list:
     """For a 2-item region: ``[max n2 with (n1, n2) admitted, for n1 = 0, 1, ...]``."""
     ks = sorted({n[0] for n in states})
@@ -234,7 +242,12 @@ def natural_game(eps, items: Sequence[SGMItem], states, *, bits: int, eta, direc
     V = {}
     policy = {}
     adaptive = None
+    level = depth + 1
     for n in sorted(states, key=lambda n: -sum(n)):
+        if sum(n) < level:      # a new level: the rows two levels up are no longer read
+            level = sum(n)
+            for m in [m for m in V if sum(m) > level + 1]:
+                del V[m]
         best = R.f.copy()
         arg = np.full(R.W, -1)
         for k in range(M):
@@ -248,6 +261,8 @@ def natural_game(eps, items: Sequence[SGMItem], states, *, bits: int, eta, direc
         # the losses reachable at n: between sum n_k off_k and sum n_k top_k (grid units), clipped to the window
         a = max(R.lo, sum(c * L.off for c, L in zip(n, laws))) - R.lo
         b = min(R.hi, sum(c * L.top for c, L in zip(n, laws))) - R.lo
+        if b < a:               # nothing of the window is reachable at n
+            continue
         if sum(n) <= policy_depth:
             policy[n] = _runs(arg[a: b + 1], a + R.lo)
         used = set(np.unique(arg[a: b + 1]).tolist()) - {-1}
@@ -256,7 +271,7 @@ def natural_game(eps, items: Sequence[SGMItem], states, *, bits: int, eta, direc
     raw = float(V[(0,) * M][R.i0])
     value = certified_end(raw, depth + 1, _terms(laws), side)
     z = (0,) * M
-    act0 = [a for lo_, hi_, a in policy[z] if lo_ <= 0 <= hi_]
+    act0 = [a for lo_, hi_, a in policy.get(z, []) if lo_ <= 0 <= hi_]
     first = act0[0] if act0 else None
     return {"value": value, "raw": raw, "policy": policy, "first_move": first, "first_adaptive": adaptive,
             "depth": depth, "levels": depth + 1, "terms": _terms(laws)}
