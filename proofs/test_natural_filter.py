@@ -11,7 +11,8 @@ Second routes:
   through the laws state by state, the stopped mass paid) rather than by backward maximisation,
   again exceeds delta;
 * negative controls: the certified budget filter B* of the same menu (sgm_game_budget) is not
-  refuted by the same search, and a menu on which the natural filter holds is certified to hold.
+  refuted by the same search, and a menu on which the natural filter holds is certified to hold;
+* slow: W8's own setting (eps = 2263/100) is refuted with lower laws at 2^-8.
 """
 from __future__ import annotations
 
@@ -246,3 +247,15 @@ def test_bad_input_is_rejected():
     with pytest.raises(ValueError, match="zero count vector"):
         natural_game(EPS_HOLDS, MENU, {(1, 0)}, bits=4, eta=F(1, 10 ** 12), direction="remove", side="upper",
                      window=(-10, 10))
+
+
+@pytest.mark.slow
+def test_the_w8_setting_is_refuted_at_a_fine_lower_grid():
+    """W8's eps = 2263/100 on the same menu: 12526 count vectors; lower laws at 2^-8 exceed delta (about 8 minutes)."""
+    eps = F(2263, 100)
+    reg = natural_region(eps, DELTA, MENU, bits=4)
+    assert len(reg["states"]) > 10000
+    w = reg["windows"]["remove"]
+    g = natural_game(eps, MENU, set(reg["states"]), bits=8, eta=reg["eta"], direction="remove", side="lower",
+                     window=(w[0] * 16, w[1] * 16))
+    assert g["value"] > DELTA

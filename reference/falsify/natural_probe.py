@@ -10,7 +10,8 @@ lower recursion on a bucketed mechanism -- whose certified value exceeds delta. 
 transfers to the natural filter with the exact PLD and with any accountant at least as tight as
 the certified one used for the region (:mod:`reference.bounds.natural_filter`, the region
 monotonicity).  The search runs in a few seconds at the default grid (region at 2^-4, lower
-laws at 2^-6); ``deep`` refines the lower grid to 2^-7.
+laws at 2^-6); ``deep`` refines the lower grid to 2^-7.  W8's own eps = 2263/100 is refuted
+as well, but needs lower laws at 2^-8 over 12526 count vectors (minutes; a slow test).
 """
 from __future__ import annotations
 
@@ -83,8 +84,8 @@ def _register() -> None:
         "this project (a rule DP-SGD users write; zhu2022 Prop. 30 + the exact game of reference.bounds.pair_game)",
         (), "sgm", "dp", "false", lambda deep: [],
         note="refuted on q = 1/10, sigma in {1/2, 5/8}, eps = 8, delta = 1/1000 (region at grid 2^-4); the same menu "
-             "at eps = 4 is certified to hold, and at eps = 2263/100 the game's upper end exceeds delta while the "
-             "lower end at grid 2^-6 does not (undecided there)",
+             "at eps = 4 is certified to hold; at W8's eps = 2263/100 (12526 count vectors) it is refuted too, with "
+             "lower laws at grid 2^-8 (lower end 0.00107402 > 0.001, about 450 s: proofs/test_natural_filter.py, slow)",
         direct=run_natural_probe))
 
 
