@@ -73,7 +73,7 @@ from ..catalog import cites
 from ..precision import Domain, check
 from .game import MAX_BYTES, GameMemoryError, _dyadic, payoff_down, payoff_up, rr_probs_up
 
-__all__ = ["StepLaw", "PairGameTable", "pair_game", "rr_law"]
+__all__ = ["StepLaw", "PairGameTable", "pair_game", "rr_law", "apply_law", "certified_end"]
 
 ZDW, W22, DRS = "zhu2022", "whitehouse2022", "dong2022"
 U = Fraction(1, 2 ** 53)
@@ -112,6 +112,45 @@ class StepLaw:
     @property
     def top(self) -> int:
         return self.off + len(self.p) - 1
+
+
+@cites(ZDW, "Definition 7 (dominating pairs)", "Theorem 10 (adaptive composition of dominating pairs)")
+def apply_law(row: np.ndarray, L: StepLaw, pad_dn: int, W: int, side: str, out: np.ndarray) -> np.ndarray:
+    """One transition of the game: ``out[i] = sum_j L.p[j] row[pad_dn + i + L.off + j] + L.inf`` over the window.
+
+    ``row`` is laid out as ``pad_dn`` cells below the window, the ``W`` window cells, then cells
+    above it (at least ``L.top`` of them, filled by the caller: 1 on the upper side, the payoff
+    rounded down on the lower side, module docstring steps 4-5).  The cells below the window are
+    closed here, in place: read at ``lo`` on the upper side (V nondecreasing in the loss), 0 on the
+    lower side (V >= 0).  Nonnegative terms only, so the rounding of step 6 covers any summation
+    order; ``out`` (length ``W``) is returned.
+    """
+    if side == "upper":
+        row[:pad_dn] = row[pad_dn]          # below the window: read at lo (V nondecreasing in the loss)
+    else:
+        row[:pad_dn] = 0.0                  # below the window: 0 <= V
+    start = pad_dn + L.off
+    # out[i] = sum_j p[j] row[start + i + j]: a correlation (nonnegative terms; any summation order is covered)
+    out[:] = np.convolve(row[start: start + W + len(L.p) - 1], L.rev, "valid")
+    if L.inf:
+        out += L.inf
+    return out
+
+
+@cites(ZDW, "Theorem 10 (adaptive composition of dominating pairs)")
+def certified_end(raw: float, levels: int, terms: int, side: str) -> Fraction:
+    """The certified end of a computed game value ``raw`` after at most ``levels`` transitions (module docstring step 6).
+
+    ``terms`` is the largest number of summed terms per cell (support + 1).  ``side="upper"``:
+    an exact dyadic >= the exact recursion on the computed inputs (capped at 1); ``"lower"``: one
+    <= it (floored at 0).
+    """
+    n = int(levels) * (int(terms) + 1)
+    if side == "upper":
+        return min(Fraction(1), _dyadic((Fraction(raw) + n * TINY2) / (1 - n * U), "c"))
+    if side == "lower":
+        return _dyadic(max(Fraction(0), (Fraction(raw) - n * TINY2) * (1 - n * U)), "f")
+    raise ValueError(f"side must be 'upper' or 'lower', found {side!r}")
 
 
 @cites(W22, "Lemma 3 (randomized response RR_e: the loss moves +e, -e under P)")
@@ -154,15 +193,13 @@ class PairGameTable:
         """Exact rational >= the grid recursion's value at budget R (hence >= G_R when the laws are upper laws)."""
         if self.side != "upper":
             raise ValueError("upper() needs a table computed on upper laws")
-        n = self._D(R) * (self.terms + 1)
-        return min(Fraction(1), _dyadic((Fraction(float(self.raw[R])) + n * TINY2) / (1 - n * U), "c"))
+        return certified_end(float(self.raw[R]), self._D(R), self.terms, "upper")
 
     def lower(self, R: int) -> Fraction:
         """Exact rational <= the grid recursion's value at budget R (hence <= G_R when the laws are lower laws)."""
         if self.side != "lower":
             raise ValueError("lower() needs a table computed on lower laws")
-        n = self._D(R) * (self.terms + 1)
-        return _dyadic(max(Fraction(0), (Fraction(float(self.raw[R])) - n * TINY2) * (1 - n * U)), "f")
+        return certified_end(float(self.raw[R]), self._D(R), self.terms, "lower")
 
     def largest_budget(self, delta) -> int:
         """Largest R <= R_max with ``upper(R) <= delta`` (-1 if none); ``upper`` is nondecreasing in R."""

@@ -33,6 +33,8 @@ def _table(results) -> str:
             prob = "-"
         size = (f"{sp.get('runs', 0)} runs, {sp.get('distinct_laws', sp.get('laws', 0))} laws"
                 if "runs" in sp else f"{sp.get('laws', 0)} laws")
+        if "count_vectors" in sp:   # a claim searched by the exact game over count vectors
+            size = f"exact game on {sp['count_vectors']} count vectors, {len(sp['menu'])} items"
         if "optimal_adversary" in sp:
             g = sp["optimal_adversary"]["probes"]
             skipped = sum(x.get("menus_skipped", 0) for x in g)
@@ -50,7 +52,11 @@ def _detail(r) -> str:
     ce = d["counterexample"]
     out = [f"{d['claim']}: {d['statement']} [{d['source']}]"]
     if ce:
-        if "menu" in ce:
+        if ce.get("engine") == "natural_filter":
+            out.append(f"  target {ce['target']} ({ce['target_description']}), adversary {ce['adversary']}, "
+                       f"menu {{{', '.join(ce['menu'])}}}, first move: item {ce['first_move']}; "
+                       f"game value <= {ce['game_value_upper']}")
+        elif "menu" in ce:
             out.append(f"  target {ce['target']} ({ce.get('target_description', '')}), adversary {ce['adversary']} "
                        f"(backward induction, replayed in the exact verifier), menu eps = {{{', '.join(ce['menu'])}}}, "
                        f"horizon {ce['horizon']}; game value <= {ce['game_value_upper']}"

@@ -165,6 +165,7 @@ class Claim:
     single_step: Optional[Callable] = None  # for pdp_conversion claims: (eps, delta) -> printed delta' (mpf, up)
     conversion_grid: Sequence = field(default_factory=tuple)
     control: bool = False           # a deliberately broken rule: the falsifier must catch it
+    direct: Optional[Callable[[bool], dict]] = None  # deep -> {"counterexample", "worst", "space"}: a search of its own
 
 
 def _pdp_conv_probes(deep):

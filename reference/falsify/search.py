@@ -13,6 +13,7 @@ from ..precision import compare_exp_rational, directed_decimal, mpf_to_fraction
 from .claims import CLAIMS, FORMER_CLAIM_IDS, Claim
 from .engine import adversaries_for, run
 from .game_probes import run_game_probes
+from .natural_probe import run_natural_probe
 from .laws import StepLaw, dp_candidates
 
 __all__ = ["ClaimResult", "falsify", "get_claim", "claim_ids"]
@@ -121,6 +122,10 @@ def _search(c: Claim, deep: bool) -> ClaimResult:
     runs = states = 0
     laws_seen: set = set()
     worst = None
+    if c.direct is not None:    # a claim searched by its own engine (e.g. the exact game over count vectors)
+        out = c.direct(deep)
+        space = {"hypothesis": c.hypothesis, **out["space"]}
+        return ClaimResult(c, out["counterexample"], space, out["worst"], time.perf_counter() - t0)
     probes = c.probes(deep)
     space = {"probes": [], "hypothesis": c.hypothesis}
     game = run_game_probes(c.id, deep=deep) if c.conclusion == "dp" else None
@@ -175,4 +180,4 @@ def _probe_space(pr, n_menus: int) -> dict:
             "horizon": pr.horizon, "menus": n_menus, "pairs": pr.pairs, "max_laws_per_step": pr.max_laws}
 
 
-_ = (mpmath, StepLaw)
+_ = (mpmath, StepLaw, run_natural_probe)   # importing natural_probe registers its claim
