@@ -70,7 +70,7 @@ from ..catalog import cites
 from ..precision import Domain, check, directed_decimal
 from .game import payoff_down, payoff_up
 from .pair_game import StepLaw, apply_law, certified_end
-from .sgm_game import SGMItem, _window, sgm_law
+from .sgm_game import SGMItem, _fixed_window, sgm_law
 
 __all__ = ["NaturalFilterDecision", "natural_region", "natural_game", "natural_filter_decision", "staircase",
            "MAX_STATES"]
@@ -143,7 +143,7 @@ def natural_region(eps, delta, items: Sequence[SGMItem], *, bits: int = 5, eta=N
     search goes on (nothing is silently cut).  ``eta`` (default delta / 2^30) is the per-step
     tail cut of :func:`reference.bounds.sgm_game.sgm_law` (the upper laws move the tails to
     +infinity, so any eta is valid); ``window`` maps a direction to a loss window (default: from
-    :func:`reference.bounds.sgm_game._window` at the longest admitted path; any window is valid).
+    :func:`reference.bounds.sgm_game._fixed_window` at the longest admitted path; any window is valid).
     Memory: one row per count vector of the current level and direction.  Rounding: upward
     (module docstring).
     """
@@ -156,7 +156,7 @@ def natural_region(eps, delta, items: Sequence[SGMItem], *, bits: int = 5, eta=N
     windows = {}
     for d in DIRECTIONS:
         laws = _laws(items, bits, eta, d, "upper")
-        w = (window or {}).get(d) or _window(laws, [1] * M, depth + 1, eps, h)
+        w = (window or {}).get(d) or _fixed_window(laws, [1] * M, depth + 1, eps, h)
         windows[d] = w
         per_dir[d] = (laws, _Rows(eps, h, laws, w, "upper"))
     terms = max(_terms(per_dir[d][0]) for d in DIRECTIONS)

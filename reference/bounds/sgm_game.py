@@ -296,6 +296,13 @@ def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction, z: float = 8.0)
     return win
 
 
+def _fixed_window(laws, costs, R_max: int, eps: Fraction, h: Fraction) -> tuple[int, int]:
+    """One window for every level: the widest of :func:`_window`'s (for engines whose states are not budget levels)."""
+    win = _window(laws, costs, R_max, eps, h)
+    ws = [win(R) for R in range(R_max + 1)]
+    return min(a for a, _ in ws), max(b for _, b in ws)
+
+
 @cites(ZDW, "Proposition 30 / Theorem 10")
 def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], *, bits: int = 8,
                     R_max: Optional[int] = None, window: Optional[tuple] = None, lower: bool = True,
