@@ -731,7 +731,7 @@ MUTANTS = (
            "reference/bounds/pair_game.py",
            "        row[:pad_dn] = row[pad_dn]          # below the window: read at lo (V nondecreasing in the loss)",
            "        row[:pad_dn] = 0.0                  # below the window: read at lo (V nondecreasing in the loss)",
-           ("proofs/test_natural_filter.py",)),
+           ("proofs/test_sgm_game.py", "-k", "fixed_window")),
     Mutant("pair_game_forgets_the_infinite_mass", "dropped term",
            "the upper game drops the mass at +infinity (tails moved there pay 1)",
            "reference/bounds/pair_game.py",

@@ -278,3 +278,21 @@ def test_menu_game_equals_a_50_digit_recursion_over_the_same_laws():
         for R in range(R_max + 1):
             x = F(mpmath.nstr(V(R, 0), 45))
             assert x <= t.upper(R) <= x * (1 + F(1, 10 ** 9)) + F(1, 10 ** 300), (d, R)
+
+
+def test_the_fixed_window_transition_closes_like_the_budget_engine():
+    """apply_law (the count-state games' transition) reads below its window at the window's bottom on the upper side
+    and as 0 on the lower side, the same closure as pair_game's rows: checked cell by cell on a law that reaches 3
+    cells down and 2 up."""
+    from reference.bounds.pair_game import apply_law
+
+    p = np.array([0.1, 0.2, 0.3, 0.0, 0.15, 0.25])  # losses -3 .. +2
+    for side, below in (("upper", 0.5), ("lower", 0.0)):
+        L = StepLaw(-3, p, 0.0, side)
+        W, pad_dn, pad_up = 4, 3, 2
+        win = np.array([0.5, 0.6, 0.7, 0.8])
+        row = np.concatenate([np.full(pad_dn, 9.0), win, np.array([1.0, 1.0])])
+        out = apply_law(row, L, pad_dn, W, side, np.empty(W))
+        full = np.concatenate([np.full(pad_dn, below), win, np.array([1.0, 1.0])])
+        want = [sum(p[j] * full[pad_dn + i - 3 + j] for j in range(len(p))) for i in range(W)]
+        assert np.allclose(out, want, rtol=1e-15, atol=0), side
