@@ -96,8 +96,9 @@ U = Domain.open_unit()
 ALPHA = Domain(lo=Fraction(1), hi=Fraction(2), lo_closed=False, hi_closed=True)
 SOURCE_LO = ("Cantelli's inequality on the composed privacy loss with certified per-step mean and variance "
              "(delta(eps) >= (1 - e^-c) a^2/(V + a^2), a = mean - eps - c; derived)")
-SOURCE_HI = ("Chernoff bound = summed Renyi divergences at a real order alpha in (1, 2] (mironov2017 Table II / Prop. 7, "
-             "the subsampled Gaussian's second-order Taylor bound derived here) + canonne2020 Prop. 12 / balle2020hyp Thm 21")
+SOURCE_HI = ("Chernoff bound = summed Renyi divergences at a real order alpha in (1, 2] (mironov2017 Table II / Prop. 7; "
+             "the subsampled Gaussian: min of a second-order Taylor bound (derived) and mironov2019 Sec. 3.3 at that order) "
+             "+ canonne2020 Prop. 12 / balle2020hyp Thm 21")
 
 
 def _sgm_v(c, q, s):
