@@ -48,7 +48,7 @@ Per-step Renyi divergences at real alpha in (1, 2] (:func:`rdp_upper`), each rou
   (1+u)^(-lambda)) Taylor's theorem with the Lagrange remainder gives g(u) = 1 + g'(0) u +
   g''(0) u^2/2 + g'''(xi) u^3/6 with g''(0) = alpha (alpha - 1) in both cases and g''' < 0 on
   u > -1 (alpha in (1, 2]); so the remainder is <= 0 for u >= 0, and for -q <= u < 0 it is at most
-  |g'''(-q)| |u|^3/6 <= |g'''(-q)| q u^2/6.  With |g'''(-q)| <= alpha (alpha - 1) (alpha + 1)
+  abs(g'''(-q)) abs(u)^3/6 <= abs(g'''(-q)) q u^2/6.  With abs(g'''(-q)) <= alpha (alpha - 1) (alpha + 1)
   (1 - q)^(-alpha - 2) for both orientations::
 
       E_Q g(u) <= 1 + alpha (alpha - 1)/2 v (1 + (alpha + 1) (1 - q)^(-alpha - 2) q/3),
@@ -61,7 +61,7 @@ Per-step moments (:func:`loss_moments`; mean rounded down, variance bound rounde
 * eps0-RR: L = +-eps0 with P(+eps0) = e^eps0/(1 + e^eps0): mean eps0 tanh(eps0/2), variance
   eps0^2/cosh(eps0/2)^2 (exact); a (eps0, delta0)-DP item is bounded below by eps0-RR (it is one
   such mechanism, and the profile is the worst case over them);
-* Laplace, eps = sensitivity/b: mean eps + e^(-eps) - 1 (the KL divergence), |L| <= eps so
+* Laplace, eps = sensitivity/b: mean eps + e^(-eps) - 1 (the KL divergence), abs(L) <= eps so
   variance <= eps^2; Gaussian mu: L ~ N(mu^2/2, mu^2); rho-zCDP: the Gaussian with mu^2 = 2 rho
   (a rho-zCDP mechanism, so a lower bound of the worst case);
 * the subsampled Gaussian, remove orientation (derived here): E_P L = E_Q h(u), h(u) = (1+u) log(1+u);
@@ -69,7 +69,7 @@ Per-step moments (:func:`loss_moments`; mean rounded down, variance bound rounde
   (a nonnegative remainder) on u > -1, and with E_Q u^3 = q^3 (e^(3/sigma^2) - 3 e^(1/sigma^2) + 2)
   (the moments E_Q Y^j = e^(j(j-1)/(2 sigma^2)) of Y = e^((2X - 1)/(2 sigma^2)), u = q (Y - 1)),
   E_P L >= v/2 - E_Q u^3/6; and
-  Var_P L <= E_P L^2 = E_Q (1+u) log^2(1+u) <= E_Q u^2 = v (|log x| <= |x - 1|/sqrt(x)).
+  Var_P L <= E_P L^2 = E_Q (1+u) log^2(1+u) <= E_Q u^2 = v (abs(log x) <= abs(x - 1)/sqrt(x)).
 
 The bracket is honest, not exact (``exact`` False); :func:`concentration_bracket` returns None where
 a step has no usable moment (a delta0 > 0 item for the upper end, eps0 beyond
