@@ -859,7 +859,7 @@ def bounded_decimal(x, digits: int, direction: str, *, probability: bool = False
     each of which an ``"upper"`` text is still >= x and a ``"lower"`` text still <= x:
 
     * **Beyond the ordinary range** (a decimal exponent of more than
-      :data:`PRINT_EXPONENT_DIGITS` digits: delta = e^(-10^300) is a number whose exponent
+      ``PRINT_EXPONENT_DIGITS`` digits: delta = e^(-10^300) is a number whose exponent
       alone has 300 digits), the text is ``10^(F)`` (``-10^(F)`` for x < 0), F printed with
       ``min(digits, PRINT_EXPONENT_SIG)`` significant digits by :func:`directed_decimal`
       rounded so that the bound holds: with the directed text m 10^E (1 <= m < 10) of x,

@@ -38,7 +38,7 @@ iff V(0, 0) <= delta in both directions.  Upper laws give an upper end of V (ste
 -- sub-measures on a bucketing of the pair -- a lower end that is the value of the argmax policy
 of the lower recursion run against the real (bucketed) mechanism, an actual analyst (step 5).
 Each transition is :func:`reference.bounds.pair_game.apply_law` (the window closure), and over a
-path of at most D = max |n| + 1 levels the rounding of step 6 gives the certified ends
+path of at most D = max_n (n_1 + ... + n_M) + 1 levels the rounding of step 6 gives the certified ends
 (:func:`reference.bounds.pair_game.certified_end`).  So:
 
 * upper end of V(0, 0) <= delta in both directions: the natural filter HOLDS on the menu;
@@ -221,12 +221,12 @@ def natural_game(eps, items: Sequence[SGMItem], states, *, bits: int, eta, direc
     ``value`` is an exact dyadic >= the best fully adaptive analyst's value against that filter
     (module docstring); ``side="lower"``: <= the value of the returned ``policy`` (the argmax
     analyst of the lower recursion) run on the real, bucketed mechanism.  ``policy`` lists, for
-    the states with |n| <= ``policy_depth``, the runs of loss indices (grid units) on which each
+    the states with ``sum(n) <= policy_depth``, the runs of loss indices (grid units) on which each
     action (an item index, or ``"stop"``) is the argmax, on the losses reachable at n (between
     sum n_k off_k and sum n_k top_k) inside the window; ``first_adaptive`` is the first state (least
-    |n|) whose reachable runs use two items -- where the analyst's choice of sigma depends on the
+    ``sum(n)``) whose reachable runs use two items -- where the analyst's choice of sigma depends on the
     realized loss -- with its runs (None if the policy never switches).  Rounding: as
-    :func:`reference.bounds.pair_game.certified_end`, over max |n| + 1 levels.
+    :func:`reference.bounds.pair_game.certified_end`, over ``max sum(n) + 1`` levels.
     """
     eps = check("eps", eps, Domain.positive())
     if direction not in DIRECTIONS or side not in ("upper", "lower"):

@@ -255,6 +255,7 @@ class SGMGameCertificate:
         return self.budget // self.costs[i]
 
     def as_dict(self) -> dict:
+        """The certificate as JSON-ready values (exact rationals as strings)."""
         return {"eps": str(self.eps), "delta": str(self.delta), "items": [str(x) for x in self.items],
                 "costs": list(self.costs), "bits": self.bits, "budget": self.budget,
                 "game_value_at_budget_upper": str(self.upper_at_budget),

@@ -104,7 +104,7 @@ class Step:
         return dict(self.params)[name]
 
     def text(self) -> str:
-        """The item as a spec text, for display (a count or value beyond 32 characters is shortened by :func:`_fmt`)."""
+        """The item as a spec text, for display (a count or value beyond 32 characters is shortened by ``_fmt``)."""
         inner = ",".join(f"{k}={_fmt(v)}" for k, v in self.params)
         return f"{self.mechanism}:{inner}" + (f"x{_fmt(Fraction(self.count))}" if self.count != 1 else "")
 

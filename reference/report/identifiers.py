@@ -193,6 +193,10 @@ def deprecation_note(resolved: Resolved) -> str | None:
 # The sources of names (imported lazily: the verifier and SymPy are heavy)
 # --------------------------------------------------------------------------
 
+#: Rules that no class implements (a refuted rule is not shipped), by the name the README prints -> their falsifier claim.
+RULE_CLAIMS = {"natural_filter": "NAT-PLD-FILTER-SGM"}
+
+
 def _claims():
     from ..falsify.claims import CLAIMS, FORMER_CLAIM_IDS
 
@@ -317,12 +321,13 @@ def resolve(name: str) -> Resolved:
     deprecated = None
     canonical = name
     claims, former = _claims()
-    cid = former.get(name, name)
+    cid = former.get(name) or RULE_CLAIMS.get(name) or name
     for c in claims:
         if c.id == cid:
             facets.append(_claim_facet(c))
             if cid != name:
                 canonical = cid
+            if name in former:
                 deprecated = (f"{name!r} is a former falsifier claim id of {cid!r} (deprecated; use {cid!r}, the id of "
                               f"the erratum that refutes it)")
     for e in _errata():
