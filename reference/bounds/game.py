@@ -142,6 +142,19 @@ def cert_lo(raw: float, D: int) -> Fraction:
     return _dyadic(max(Fraction(0), (Fraction(raw) - 3 * D * TINY) * (1 - (4 * D + 2) * U)), "f")
 
 
+def largest_within(upper: Callable[[int], Fraction], R_max: int, delta) -> int:
+    """Largest R in [0, R_max] with ``upper(R) <= delta`` (-1 if none), for ``upper`` nondecreasing in R: a bisection."""
+    delta = Fraction(delta)
+    lo, hi = -1, int(R_max)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if upper(mid) <= delta:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 # ===========================================================================
 # Threshold filters: admit a step of integer charge c while c <= remaining budget
 # ===========================================================================
@@ -187,15 +200,7 @@ class GameTable:
 
         ``upper`` is nondecreasing in R (the float recursion is monotone), so this is a bisection.
         """
-        delta = Fraction(delta)
-        lo, hi = -1, self.R_max
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.upper(mid) <= delta:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        return largest_within(self.upper, self.R_max, delta)
 
     def decided(self, delta) -> tuple[int, bool]:
         """(B*, whether B*+1 is certified to exceed delta, i.e. ``lower(B*+1) > delta``)."""

@@ -71,7 +71,7 @@ import numpy as np
 
 from ..catalog import cites
 from ..precision import Domain, check
-from .game import MAX_BYTES, GameMemoryError, _dyadic, payoff_down, payoff_up, rr_probs_up
+from .game import MAX_BYTES, GameMemoryError, _dyadic, largest_within, payoff_down, payoff_up, rr_probs_up
 
 __all__ = ["StepLaw", "PairGameTable", "pair_game", "rr_law", "apply_law", "certified_end"]
 
@@ -203,15 +203,7 @@ class PairGameTable:
 
     def largest_budget(self, delta) -> int:
         """Largest R <= R_max with ``upper(R) <= delta`` (-1 if none); ``upper`` is nondecreasing in R."""
-        delta = Fraction(delta)
-        lo, hi = -1, self.R_max
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if self.upper(mid) <= delta:
-                lo = mid
-            else:
-                hi = mid - 1
-        return lo
+        return largest_within(self.upper, self.R_max, delta)
 
 
 @cites(ZDW, "Definition 7 (dominating pairs)", "Theorem 10 (adaptive composition of dominating pairs)")
