@@ -24,7 +24,7 @@ from mpmath.ctx_iv import MPIntervalContext
 from ..catalog import cites
 from ..precision import Domain, check, frac_gcd, mpf_to_fraction
 
-__all__ = ["GameMemoryError", "GameTimeout", "GameTable", "threshold_game_size", "threshold_game", "hoeffding_exit", "payoff_up", "rr_probs_up", "rr_reveal_probs_up", "cert_hi", "cert_lo",
+__all__ = ["GameMemoryError", "GameTimeout", "GameTable", "largest_within", "threshold_game_size", "threshold_game", "hoeffding_exit", "payoff_up", "rr_probs_up", "rr_reveal_probs_up", "cert_hi", "cert_lo",
            "ENGINE_VERSION", "MAX_CELLS", "MAX_BYTES", "NEAR"]
 
 W22, K15 = "whitehouse2022", "kairouz2015"
