@@ -56,7 +56,7 @@ The reduction (this project, derived; the pure-DP case is :mod:`reference.verify
    certified ends hold on every machine.
 
 Pure DP is one case: randomized response RR_e is the pair with losses +-e on the grid e Z, and
-:func:`rr_law` gives it; ``tests/test_pair_game.py`` checks that this engine and
+:func:`rr_law` gives it; ``proofs/test_sgm_game.py`` checks that this engine and
 :func:`reference.bounds.game.threshold_game` bracket the same values.
 """
 from __future__ import annotations

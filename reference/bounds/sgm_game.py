@@ -314,8 +314,9 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     menu item (q <= q_k, sigma/scale >= sigma_k/scale_k) and stopping at will, against the filter
     with budget B*, produces an (eps, delta)-DP transcript (module docstring and
     :mod:`reference.bounds.pair_game`); ``decided`` is True when the lower end at B* + 1 exceeds
-    delta (an actual analyst breaks B* + 1).  ``R_max`` bounds the search (default: the smallest
-    c_k (k0_k + 1) over single-item games is not known in advance, so the caller passes it).
+    delta (an actual analyst breaks B* + 1).  ``R_max`` (required) bounds the search: B* = R_max means
+    "at least R_max" (safe, perhaps not the largest); :func:`sgm_menu_certificate` passes
+    min_k c_k (k0_k + 1), which no menu containing item k can reach.
     Preconditions: eps > 0; 0 < delta < 1; items non-empty; costs positive integers.
     Rounding: the budget is certified (upper ends); the lower end is rounded down.
     """
