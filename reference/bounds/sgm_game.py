@@ -359,6 +359,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
                               time.perf_counter() - t0, {"eta": str(eta), "windows": wins})
 
 
+@cites("whitehouse2022", "Theorem 1 (filter semantics: the budget game certifies any integer costs; their choice is a design of this project, derived)")
 def default_costs(k0: Sequence[int], max_units: int = 64, tol: float = 0.02) -> tuple[int, ...]:
     """Integer costs proportional to 1/k0_i: the smallest resolution u (units per step of the item with the largest k0)
     whose rounded costs round(u k0_max / k0_i) are within ``tol`` (relative) of the ideal ones, at most ``max_units``.
