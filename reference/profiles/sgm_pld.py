@@ -59,7 +59,8 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    right end b_(i+1) is a root of P[b_i, x] - e^(g h) Q[b_i, x] (a safeguarded Newton iteration in
    64-bit Arb -- a choice), then the bucket's masses are computed at full precision in Arb and
    ``|l_B - g_B h| <= dev`` is certified (a bucket with deviation above DEV_MAX = 2^-36 is dropped;
-   so is everything above the last bucket).  Bucketing is a post-processing, so the bucketed
+   so is everything above the last bucket, and a stretch between two buckets where the whole tail
+   above the previous one cannot reach the next grid value, as when q is far below h).  Bucketing is a post-processing, so the bucketed
    pair (P_B, Q_B) is dominated by (P, Q) and its K-fold composition by the true one.  Each atom
    is then shrunk to the exact ratio: P''_B = min(P_B, e^(g h) Q_B), Q''_B = P''_B e^(-g h), so
    P'' <= P_B and Q'' <= Q_B atom by atom, with the recorded loss g h within dev of l_B.  For the
@@ -136,7 +137,7 @@ __all__ = ["PLDComposition", "PairPhase", "sgm_pld", "sgm_pld_phases", "sgm_pld_
            "sgm_pld_delta", "choose_bits", "loss_spread", "resolves", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
 
 #: bumped whenever a change could alter a computed digit (golden files record it)
-ENGINE_VERSION = "4"
+ENGINE_VERSION = "5"
 K_MAX = 10 ** 6
 #: the largest certified loss deviation ``|l_B - g_B h|`` of a bucket kept in the optimistic vector (others are dropped)
 DEV_MAX = Fraction(1, 1 << 36)
@@ -750,6 +751,13 @@ class _BucketSolver:
         t = (2 * x - 1) / (2 * self.sa * self.sa)
         return ((t.exp() * self.qa + self.one_q).log() if self.q < 1 else t).mid()
 
+    def restart(self, g_idx: int, lam: Fraction):
+        """An exact dyadic point whose loss is about c + (g - lam) h, where a bucket aiming at the grid value
+        c + g h may start when the whole tail above the previous bucket cannot reach it (None below the infimum)."""
+        with _Prec(64):
+            x = self.x_of(self.c + (self.arb(g_idx) - _arb_q(_flint(), lam)) / (1 << self.bits))
+            return None if x is None else _frac_mid(x)
+
     def solve(self, a, Ta, g_idx: int):
         """(b, status): b an exact dyadic right end of the bucket [a, b] (a = None: from -infinity) with ratio e^(g h),
         status 'ok'; or (None, 'skip') when the bucket would be narrower than h/16 in the loss (slow to solve, little
@@ -814,6 +822,37 @@ class _BucketSolver:
         return _frac_mid(x), "ok"
 
 
+#: where a bucket may restart below the grid value c + j h it aims at, in grid steps (:func:`_lstep`)
+_RESTARTS = (Fraction(1, 2), Fraction(1, 4), Fraction(1, 8), Fraction(1, 16))
+
+
+def _bulk_offset(qf: float, sf: float, bits: int, default: Fraction) -> tuple[Fraction, Fraction | None]:
+    """The optimistic grid's offset c when q is below the grid step h (a deterministic float choice, never trusted: the
+    caller certifies log(1 - q) < c < 0 and every bucket's deviation).
+
+    The bucket from -infinity has ratio e^c < 1 and ends where its ratio P(X <= a)/Q(X <= a) = 1 - q + q Phi((a - 1)/
+    sigma)/Phi(a/sigma) is e^c.  When q is far below h, the midpoint rule c = log(1 - q)/2 ends it near the middle of
+    the bulk, and the tail above it, whose mass sits at losses far below h, has a ratio below e^h as a whole: no bucket
+    with a grid ratio fits there and the lower end collapses to 0.  So the bucket from -infinity is made to take the
+    bulk up to the first point a = x(lam h) (lam = 1/2, 5/8, ..., the point of pointwise loss lam h) whose tail has a
+    ratio above e^h (with 1% to spare), and c is its ratio's logarithm: returns (c, a), the bucket's right end a an
+    exact dyadic (a Newton solve could not place it: the bucket's ratio is flat in its end to 1e-15 there), or
+    (``default``, None) where no such point is found."""
+    r2 = sf * math.sqrt(2)
+    h = 2.0 ** -bits
+    for lam in (0.5, 0.625, 0.75, 0.8125, 0.875, 0.9375, 0.96875):
+        a = sf * sf * _D.log((float(_D.c.expm1(lam * h)) + qf) / qf) + 0.5
+        s1, s0 = _D.erfc((a - 1) / r2) / 2, _D.erfc(a / r2) / 2  # upper tails of N(1, s^2), N(0, s^2) at a
+        if not s0 > 1e-300:
+            break
+        if qf * (s1 / s0 - 1) >= 1.01 * float(_D.c.expm1(h)):
+            one_r = (s1 - s0) / (1 - s0)  # 1 - Phi((a - 1)/sigma)/Phi(a/sigma), without cancellation
+            if 1e-290 / qf < one_r < 1 - 1e-6:
+                return Fraction(_D.log1p(-qf * one_r)), Fraction(a)
+            break
+    return default, None
+
+
 @lru_cache(maxsize=32)
 def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t: int = 1) -> _LStep:
     """The optimistic vector of one step (module docstring, step 5): a bucketing (a post-processing) whose buckets have
@@ -828,8 +867,12 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
         # interval about half a grid step above the loss's infimum (a bucket like the others)
         lq = _D.log1p(-qf)
         c = Fraction(lq + min(2.0 ** -bits, -lq) / 2)
+        if -lq < 2.0 ** -bits:
+            c, bulk_end = _bulk_offset(qf, sf, bits, c)
+        else:
+            bulk_end = None
     else:
-        c = Fraction(0)
+        c, bulk_end = Fraction(0), None
     solver = _BucketSolver(q, s, bits, x_top, c)
     prec = max(96, F + 40)
     with _Prec(prec) as fl:
@@ -861,7 +904,27 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
         idx, vals, ends = [], [], []
         dev = arb(0)
         while True:
-            b, status = solver.solve(a, Ta, j)
+            if bulk_end is not None:  # the bucket from -infinity of a tiny q (:func:`_bulk_offset`)
+                b, status, bulk_end = bulk_end, "ok", None
+            else:
+                b, status = solver.solve(a, Ta, j)
+            # the tail above a cannot reach the grid value c + j h as a whole (q far below the grid step: its mass
+            # sits just above a, at losses a fraction of h below c + j h): leave out the stretch up to the point of
+            # loss c + (jj - lam) h (a sub-measure; jj = j, j + 1, j + 2) and start a bucket aiming at c + jj h there
+            for jj, lam in ((jj, lam) for jj in (j, j + 1, j + 2) for lam in _RESTARTS):
+                if status != "end":
+                    break
+                a2 = solver.restart(jj, lam)
+                if a2 is None or a2 >= x_top:
+                    break
+                if a is not None and a2 <= a:
+                    continue
+                Ta2 = T(a2)
+                b2, st2 = solver.solve(a2, Ta2, jj)
+                if st2 != "end":
+                    gP, gQ = _between(Ta, Ta2)
+                    dropP, dropQ = dropP + gP, dropQ + gQ
+                    a, Ta, b, status, j = a2, Ta2, b2, st2, jj
             if status == "skip":
                 j += 1
                 continue
@@ -1401,6 +1464,14 @@ def _sd_estimate(q: float, s: float) -> tuple[float, float]:
     return m, math.sqrt(max(v, 1e-300))
 
 
+def _spread_cap(phases, h: float) -> float:
+    """The coarsest grid step the optimistic buckets resolve (a choice): twice the smallest loss spread of a phase,
+    except a phase whose q is below h/2, whose bucket from -infinity takes the bulk (:func:`_bulk_offset`)."""
+    caps = [2 * _sd_estimate(float(q), float(s))[1] for q, s, _ in _sgm_phases(phases)
+            if not -_D.log1p(-float(q)) < h / 2]
+    return min(caps) if caps else math.inf
+
+
 def choose_bits(phases, eps_scale: float, precision=DEFAULT_PRECISION, delta: float = 1e-6) -> int:
     """The grid exponent for a request: both ends converge at second order, the bracket's width about K h^2 (in eps,
     measured), so h = sqrt(0.8 precision x eps_scale / K), at most twice the step's loss spread, clamped to [0, 30] and
@@ -1409,7 +1480,7 @@ def choose_bits(phases, eps_scale: float, precision=DEFAULT_PRECISION, delta: fl
     K = sum(_steps_of(p) for p in phases)
     h = math.sqrt(0.8 * float(precision) * max(eps_scale, 0.05) / K)
     # never coarser than twice the step's loss spread: there the optimistic buckets cannot resolve a step
-    h = min(h, 2 * min(_sd_estimate(float(q), float(s))[1] for q, s, _ in _sgm_phases(phases)))
+    h = min(h, _spread_cap(phases, h))
     kp = sum(ph.k for ph in phases if isinstance(ph, PairPhase))
     if kp:  # the pair steps' lower end moves eps by up to h/2 a step (first order, step 7)
         h = min(h, 0.8 * float(precision) * max(eps_scale, 0.05) / kp)
@@ -1593,8 +1664,11 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
     if grid_bits is None and (d is not None or eps_hint is not None):
         # a pilot at a quarter of the rule's cost, its width sizes the grid (below); but never coarser than twice the
         # step's loss spread, where the optimistic buckets cannot resolve the step and its lower end collapses
-        sd = min(_sd_estimate(float(q), float(s))[1] for q, s, _ in _sgm_phases(ph))
-        bits = max(1, min(bits, max(bits - 2, math.ceil(-_D.log2(2 * sd)))))
+        cap = _spread_cap(ph, 2.0 ** -bits)
+        if math.isfinite(cap):
+            bits = max(1, min(bits, max(bits - 2, math.ceil(-_D.log2(cap)))))
+        else:
+            bits = max(1, bits - 2)
     C = _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
     for _ in range(3 if grid_bits is None else 0):
         # refine (at most three times) from the bracket itself while it is wider than the target (the rule of thumb
