@@ -76,7 +76,7 @@ from . import concentration as conc
 from . import pure_dp, subsampled_gaussian as sgm
 from .conversions import Bracket, integer_order_delta, integer_order_eps, round_down, round_up
 
-__all__ = ["Step", "parse_spec", "profile", "check", "Verdict", "MECHANISMS"]
+__all__ = ["Step", "parse_spec", "profile", "check", "intersect", "Verdict", "MECHANISMS"]
 
 P = Domain.positive()
 NN = Domain.nonnegative()
@@ -654,10 +654,13 @@ def _sgm_front(steps, quantity: str, at: Fraction, dps: int) -> tuple[Bracket | 
 
 def _sgm_bracket(steps, quantity: str, at: Fraction, dps: int) -> Bracket:
     """Subsampled-Gaussian items (module docstring table); counts are never expanded.  The closed forms come first
-    (:func:`_sgm_front`): when they settle the question the other routes are not run, else they tighten them."""
+    (:func:`_sgm_front`): when they settle the question the other routes are not run, else they tighten them (and
+    are reported at once as a partial answer, :func:`_partial`, in case the slower routes run out of time)."""
     front, final = _sgm_front(steps, quantity, at, dps)
     if final:
         return front
+    if front is not None:
+        _partial(steps, quantity, at, front)
     return _tighter(_sgm_routes(steps, quantity, at, dps), front)
 
 
@@ -796,6 +799,29 @@ def _decisive_lower(c: Bracket | None) -> bool:
     """Whether the moment bracket has a positive lower end (then the sub-composition lower ends of huge items, which
     keep at most 10^6 (rr) or 5000 (sgm) of their steps, are not computed: they are far below it)."""
     return c is not None and c.lo > 0
+
+
+#: (steps, quantity, at, report) of the bracket :func:`check` is computing, or None: a route that has a certified bracket
+#: of that very question before its slower routes finish passes it to ``report`` (:func:`_partial`)
+_PARTIAL: contextvars.ContextVar = contextvars.ContextVar("partial", default=None)
+
+
+def _partial(steps, quantity: str, at: Fraction, b: Bracket) -> None:
+    """Report ``b`` as a partial answer when it answers the question :func:`check` is computing (the same merged
+    steps, quantity and point; a sub-composition's or another point's bracket is never reported)."""
+    want = _PARTIAL.get()
+    if want is not None and want[0] == _merge(steps) and want[1] == quantity and want[2] == at:
+        want[3](b)
+
+
+def intersect(a: Bracket | None, b: Bracket | None) -> Bracket | None:
+    """Two certified brackets of the same quantity, intersected (the larger lower end, the smaller upper end, each
+    naming its source); None where both are None."""
+    if a is None:
+        return b
+    if b is not None and a.quantity != b.quantity:
+        raise ValueError(f"brackets of different quantities: {a.quantity!r} and {b.quantity!r}")
+    return _tighter(a, b) if b is not None else a
 
 
 def _group_bracket(steps, quantity, at, dps) -> Bracket:
@@ -1023,12 +1049,24 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, 
     while not late("delta bracket"):
         toks = _PLD_HINT.set((e, d)), _PLD_PRECISION.set(prec), _CONC_MEMO.set({})
         try:
-            db = _group_bracket(steps, "delta", e, dps)
+            if report is not None:
+                ptok = _PARTIAL.set((steps, "delta", e, report))
+            try:
+                db = intersect(_group_bracket(steps, "delta", e, dps), db)
+            finally:
+                if report is not None:
+                    _PARTIAL.reset(ptok)
             if report is not None:
                 report(db)
             if late("eps bracket"):
                 break
-            eb = _group_bracket(steps, "eps", d, dps)
+            if report is not None:
+                ptok = _PARTIAL.set((steps, "eps", d, report))
+            try:
+                eb = intersect(_group_bracket(steps, "eps", d, dps), eb)
+            finally:
+                if report is not None:
+                    _PARTIAL.reset(ptok)
             if report is not None:
                 report(eb)
         finally:
