@@ -20,7 +20,7 @@ from ..catalog import cites
 from ..precision import Domain, _describe, check
 from .base import BudgetExceeded, Remaining, _Accountant, _dec, _exact_json, _in
 
-__all__ = ["DPSGDGameFilter", "DPSGDGameFilterRemaining", "BudgetExceeded"]
+__all__ = ["DPSGDGameFilter", "DPSGDGameFilterRemaining", "BudgetExceeded", "parse_menu", "charged_index"]
 
 _P = Domain.positive()
 _NN = Domain.nonnegative()
@@ -68,6 +68,39 @@ def _menu(menu) -> tuple[SGMItem, ...]:
     if not items:
         raise ValueError("menu must be a non-empty list of items, found an empty one")
     return items
+
+
+def parse_menu(spec) -> tuple[SGMItem, ...]:
+    """A menu from a spec string (items joined by ``;``, each ``subsampled-gaussian:q=Q,sigma=S[,scale=C]``) or a list.
+
+    Contract: the items in the order given, exact rationals; ``ValueError`` with a one-line reason
+    naming the item (``menu[i]``), the parameter, its domain and the value found.
+    """
+    if isinstance(spec, str):
+        parts = [x.strip() for x in spec.split(";")]
+        if not spec.strip() or any(not x for x in parts):
+            raise ValueError(f"menu must be items joined by ';' (e.g. 'subsampled-gaussian:q=0.1,sigma=0.5;"
+                             f"subsampled-gaussian:q=0.1,sigma=0.625'), found an empty item in {spec!r}")
+        return _menu(parts)
+    return _menu(spec)
+
+
+@cites("zhu2022", "Proposition 30 / Theorem 10 (a step with q <= q_k and sigma/scale >= sigma_k/scale_k is dominated by "
+       "item k's pair)")
+def charged_index(menu, costs, q, sigma, scale=1):
+    """The index of the menu item a step (q, sigma, scale) is charged at, or ``None`` when no item dominates it.
+
+    Contract: the cheapest item that dominates the step (:meth:`reference.bounds.sgm_game.SGMItem.dominates`;
+    the first such item on a tie) -- the rule of :class:`DPSGDGameFilter`, which charges with it.
+    Preconditions: ``menu`` a sequence of :class:`SGMItem`, ``costs`` one positive integer per item,
+    the step's parameters exact (rounding: the caller passes q and scale at their upper ends and
+    sigma at its lower end, so that the item found dominates the true step).
+    """
+    best = None
+    for k, it in enumerate(menu):
+        if it.dominates(q, sigma, scale) and (best is None or costs[k] < costs[best]):
+            best = k
+    return best
 
 
 def _costs(costs, n: int) -> tuple[int, ...] | None:
@@ -234,10 +267,7 @@ class DPSGDGameFilter(_Accountant):
         ``ValueError`` when no item dominates the step (it is outside the certificate).
         """
         q, sigma, scale = self._parse_step(q, sigma, scale)
-        best = None
-        for k, it in enumerate(self._p["menu"]):
-            if it.dominates(q, sigma, scale) and (best is None or self._p["charges"][k] < self._p["charges"][best]):
-                best = k
+        best = charged_index(self._p["menu"], self._p["charges"], q, sigma, scale)
         if best is None:
             raise ValueError(
                 f"no menu item dominates the step q = {q}, sigma = {sigma}, scale = {scale} (sigma/scale = "

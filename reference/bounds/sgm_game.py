@@ -39,6 +39,7 @@ import numpy as np
 
 from ..catalog import cites
 from ..precision import Domain, check
+from .game import MAX_BYTES
 from .pair_game import PairGameTable, StepLaw, pair_game
 
 __all__ = ["SGMItem", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs", "sgm_single_item_rounds",
@@ -307,7 +308,7 @@ def _fixed_window(laws, costs, R_max: int, eps: Fraction, h: Fraction) -> tuple[
 @cites(ZDW, "Proposition 30 / Theorem 10")
 def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], *, bits: int = 8,
                     R_max: Optional[int] = None, window: Optional[tuple] = None, lower: bool = True,
-                    eta: Optional[Fraction] = None) -> SGMGameCertificate:
+                    eta: Optional[Fraction] = None, max_bytes: int = MAX_BYTES) -> SGMGameCertificate:
     """The largest budget B* of the filter "admit item k while costs[k] <= R" whose game value is <= delta in both directions.
 
     Contract: every fully adaptive analyst choosing, from the transcript, steps each dominated by a
@@ -319,6 +320,8 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     min_k c_k (k0_k + 1), which no menu containing item k can reach.
     Preconditions: eps > 0; 0 < delta < 1; items non-empty; costs positive integers.
     Rounding: the budget is certified (upper ends); the lower end is rounded down.
+    Memory: each game's rows over ``max_bytes`` are refused before they are allocated
+    (:class:`reference.bounds.game.GameMemoryError`, from :func:`reference.bounds.pair_game.pair_game`).
     """
     import time
 
@@ -338,7 +341,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     for direction in ("remove", "add"):
         laws = [sgm_law(it.q, it.sigma_eff, bits, eta, direction, "upper") for it in items]
         w = window or _window(laws, costs, R_max, eps, h)
-        t = pair_game(eps, h, laws, costs, R_max, window=w)
+        t = pair_game(eps, h, laws, costs, R_max, window=w, max_bytes=max_bytes)
         tables[direction] = t
         b = t.largest_budget(delta)
         if best is None or b < best:
@@ -350,7 +353,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
         for direction in ("remove", "add"):
             laws = [sgm_law(it.q, it.sigma_eff, bits, eta, direction, "lower") for it in items]
             w = window or _window(laws, costs, best + 1, eps, h)
-            t = pair_game(eps, h, laws, costs, best + 1, window=w)
+            t = pair_game(eps, h, laws, costs, best + 1, window=w, max_bytes=max_bytes)
             vals.append(t.lower(best + 1))
         lo_above = max(vals)
         decided = lo_above > delta
@@ -383,7 +386,8 @@ def default_costs(k0: Sequence[int], max_units: int = 64, tol: float = 0.02) -> 
 
 
 @cites(ZDW, "Proposition 30 / Theorem 10")
-def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: int = 64) -> int:
+def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: int = 64,
+                           max_bytes: int = MAX_BYTES) -> int:
     """k0: the largest number of steps of one item whose game value is certified <= delta (both directions).
 
     With one item, adaptivity is only the choice of when to stop, and continuing never lowers the
@@ -392,7 +396,7 @@ def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: i
     """
     R = int(start)
     while True:
-        c = sgm_game_budget(eps, delta, [item], [1], bits=bits, R_max=R, lower=False)
+        c = sgm_game_budget(eps, delta, [item], [1], bits=bits, R_max=R, lower=False, max_bytes=max_bytes)
         if c.budget < R:
             return c.budget
         if R > 1 << 26:
@@ -402,18 +406,19 @@ def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: i
 
 @cites(ZDW, "Proposition 30 / Theorem 10")
 def sgm_menu_certificate(eps, delta, items: Sequence[SGMItem], *, bits: int = 8, costs: Optional[Sequence[int]] = None,
-                         lower: bool = True) -> SGMGameCertificate:
+                         lower: bool = True, max_bytes: int = MAX_BYTES) -> SGMGameCertificate:
     """A menu's certificate with costs chosen from each item's own optimum (:func:`default_costs`), or the costs given.
 
     Contract: as :func:`sgm_game_budget`; ``extra["k0"]`` holds each item's single-item count k0_i at
     this grid and ``extra["share"]`` the fraction floor(B*/c_i)/k0_i a homogeneous run of item i keeps.
+    ``max_bytes`` caps every game's rows (:func:`sgm_game_budget`).
     """
     items = tuple(items)
-    k0 = [sgm_single_item_rounds(eps, delta, it, bits=bits) for it in items]
+    k0 = [sgm_single_item_rounds(eps, delta, it, bits=bits, max_bytes=max_bytes) for it in items]
     if costs is None:
         costs = default_costs([max(1, k) for k in k0])
     R_max = min((k + 1) * c for k, c in zip(k0, costs))
-    cert = sgm_game_budget(eps, delta, items, costs, bits=bits, R_max=R_max, lower=lower)
+    cert = sgm_game_budget(eps, delta, items, costs, bits=bits, R_max=R_max, lower=lower, max_bytes=max_bytes)
     cert.extra["k0"] = k0
     cert.extra["share"] = [(cert.budget // c) / k if k else None for c, k in zip(cert.costs, k0)]
     return cert

@@ -29,9 +29,23 @@ def _bracket_in_child(steps, eps, seconds):
     return b
 
 
+def _certificate_in_child(eps, delta, items, bits, max_bytes, seconds):
+    """The DP-SGD menu's certificate (:func:`reference.bounds.sgm_game.sgm_menu_certificate`) in a worker process killed
+    after ``seconds`` (:func:`reference.cli.common.run_in_child`); ``TimeoutError`` then."""
+    from ..bounds.sgm_game import sgm_menu_certificate
+    from .common import run_in_child
+
+    done, cert, _ = run_in_child(lambda e, d, it, b, m, report: sgm_menu_certificate(e, d, it, bits=b, max_bytes=m),
+                                 (eps, delta, items, bits, max_bytes), seconds=seconds if seconds is not None else 1e9)
+    if not done:
+        raise TimeoutError(seconds)
+    return cert
+
+
 def _plan(args) -> int:
     from ..precision import compact_text
     from ..bounds.game import MAX_BYTES
+    from ..profiles.sgm_plan import MENU_BITS
     from ..profiles.workload import plan_workload, render_workload_plan
     from .common import UsageError, build_info, error_line, parse_memory, parse_seconds
 
@@ -39,7 +53,9 @@ def _plan(args) -> int:
         seconds = parse_seconds(args.max_seconds)
         cap = min(MAX_BYTES, parse_memory(args.max_memory))
         p = plan_workload(args.eps, args.delta, args.workload, max_evaluations=args.max_evaluations,
-                          max_seconds=seconds, max_bytes=cap, evaluate=_bracket_in_child)
+                          max_seconds=seconds, max_bytes=cap, evaluate=_bracket_in_child, menu=args.menu,
+                          bits=MENU_BITS if args.bits is None else args.bits,
+                          certify=_certificate_in_child)
     except (UsageError, ValueError, TypeError, OSError) as exc:
         print(error_line("plan", str(exc)), file=sys.stderr)
         return 2
@@ -87,6 +103,14 @@ def add_cli(sub) -> list[str]:
                    help="memory for the game filter's rows (e.g. 500M, 2G; also capped by "
                         "reference.bounds.game.MAX_BYTES = 900 MiB); a game over it is printed as not computed, "
                         "with its estimate (default 2G)")
+    p.add_argument("--menu", default=None, metavar="SPEC",
+                   help="the DP-SGD game filter's menu, for a workload of subsampled-gaussian steps: items joined by ';', "
+                        "e.g. 'subsampled-gaussian:q=0.1,sigma=0.5;subsampled-gaussian:q=0.1,sigma=0.625' (optional "
+                        ",scale=C <= 1); every workload step must be dominated by an item (q <= item q, sigma/scale >= "
+                        "item sigma/scale). Default: the workload's own items")
+    p.add_argument("--bits", type=int, default=None, metavar="N",
+                   help="the DP-SGD game's loss grid 2^-N, an integer in [1, 30] (finer: tighter and slower; default "
+                        "reference.profiles.sgm_plan.MENU_BITS = 6)")
     p.add_argument("--json", action="store_true", help="print the plan as JSON (with version and commit)")
     p.set_defaults(func=_plan)
     return ["plan"]
