@@ -37,13 +37,13 @@ from typing import Optional, Sequence
 import mpmath
 import numpy as np
 
-from ..catalog import cites
+from ..catalog import Param, cites, register
 from ..precision import Domain, check
 from .game import MAX_BYTES
 from .pair_game import PairGameTable, StepLaw, pair_game
 
 __all__ = ["SGMItem", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs", "sgm_single_item_rounds",
-           "sgm_menu_certificate", "MAX_STEP_CELLS"]
+           "sgm_menu_certificate", "dpsgd_game_filter_budget", "MAX_STEP_CELLS"]
 
 ZDW, DGK = "zhu2022", "doroshenko2022"
 MAX_STEP_CELLS = 1 << 20
@@ -422,3 +422,48 @@ def sgm_menu_certificate(eps, delta, items: Sequence[SGMItem], *, bits: int = 8,
     cert.extra["k0"] = k0
     cert.extra["share"] = [(cert.budget // c) / k if k else None for c, k in zip(cert.costs, k0)]
     return cert
+
+
+_BITS = Domain(lo=Fraction(1), hi=Fraction(30), lo_closed=True, hi_closed=True, integer=True)
+
+
+@register("zhu2022_dpsgd_game_filter_budget", paper=ZDW,
+          result="Proposition 30 / Theorem 10 dominating pairs + the exact adaptive game (this project: Blackwell "
+                 "reduction, pessimistic discretisation)", direction="lower", returns="int",
+          summary="largest budget B* (cost units, default costs) of the DP-SGD filter on the menu {(q, sigma), (q, sigma2)} "
+                  "whose game value is certified <= delta in both add/remove directions",
+          params=(Param("eps", Domain.positive(), default="8", doc="target epsilon > 0"),
+                  Param("delta", Domain.open_unit(), default="0.001", doc="target delta in (0, 1)"),
+                  Param("q", Domain.half_open_unit(), default="0.1", doc="sampling rate of both menu items, in (0, 1]"),
+                  Param("sigma", Domain.positive(), default="0.5", doc="noise multiplier of the first menu item"),
+                  Param("sigma2", Domain.positive(), default="0.625", doc="noise multiplier of the second menu item"),
+                  Param("bits", _BITS, kind="integer", default="4",
+                        doc="loss grid 2^-bits, 1..30 (a tuning choice: valid at every grid, finer is tighter and slower)")),
+          provenance="derived", validity="valid",
+          note="Valid at every grid: the game value over fully adaptive analysts on the menu's dominating pairs bounds "
+               "every analyst whose steps are dominated by an item (Blackwell: dong2022 Prop. 2.12 / Thm 2.10; "
+               "reference.bounds.pair_game steps 1-6), the pessimistic split dominates each pair (doroshenko2022 "
+               "Thm 3.3), and every rounding is upward. Proof-tests: proofs/test_sgm_game.py (RR as one case of the "
+               "engine, one step against quadrature, one item against the certified PLD engine, a 50-digit recursion, "
+               "negative controls); falsifier claim DPSGD-GAME-FILTER (tests/test_dpsgd_probe.py: an adaptive analyst "
+               "on off-grid subsampled Gaussians, and the planted NC-DPSGD-* rules it refutes).")
+def dpsgd_game_filter_budget(eps, delta, q, sigma, sigma2, bits=4) -> int:
+    """The DP-SGD game filter's certified budget B* on the two-item menu {(q, sigma), (q, sigma2)} (default costs).
+
+    Contract: :func:`sgm_menu_certificate` on ``[SGMItem(q, sigma), SGMItem(q, sigma2)]`` at the grid
+    2^-bits, its ``budget``: the filter "admit a step charged c_k while spent + c_k <= B*" is
+    (eps, delta)-DP against every fully adaptive analyst whose steps are dominated by an item, in
+    both directions of add/remove adjacency (:class:`reference.accountants.dpsgd_game.DPSGDGameFilter`).
+    A lower bound on the largest such budget (direction "lower"): certified from upper ends of the
+    game value.  Preconditions: eps > 0, 0 < delta < 1, 0 < q <= 1, sigma, sigma2 > 0, bits an
+    integer in [1, 30].  ``ValueError`` names a bad parameter.
+
+    >>> dpsgd_game_filter_budget("8", "0.001", "0.1", "0.5", "0.625", 3)
+    104
+    """
+    eps = check("eps", eps, Domain.positive())
+    delta = check("delta", delta, Domain.open_unit())
+    q = check("q", q, Domain.half_open_unit())
+    items = (SGMItem(q, check("sigma", sigma, Domain.positive())), SGMItem(q, check("sigma2", sigma2, Domain.positive())))
+    b = int(check("bits", bits, _BITS))
+    return sgm_menu_certificate(eps, delta, items, bits=b, lower=False).budget
