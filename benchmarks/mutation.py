@@ -813,7 +813,7 @@ MUTANTS = (
            ("proofs/test_game_horizon.py", "-k", "refute")),
     Mutant("dpsgd_game_filter_first_dominating_item", "regression",
            "DPSGDGameFilter charges a step at the first menu item that dominates it, not the cheapest",
-           "reference/accountants/dpsgd_game.py",
+           "reference/bounds/sgm_game.py",
            "if it.dominates(q, sigma, scale) and (best is None or costs[k] < costs[best]):",
            "if it.dominates(q, sigma, scale) and best is None:",
            ("tests/test_dpsgd_game_filter.py", "-k", "cheapest")),
@@ -832,7 +832,7 @@ MUTANTS = (
     Mutant("dpsgd_charge_rounds_sigma_up", "rounding direction",
            "the DP-SGD game filter charges a step at an item with at least the step's noise (sigma rounded UP to the "
            "menu), an item that does not dominate it: the falsifier's off-grid analyst breaks delta",
-           "reference/accountants/dpsgd_game.py",
+           "reference/bounds/sgm_game.py",
            "        if it.dominates(q, sigma, scale) and (best is None or costs[k] < costs[best]):",
            "        if q <= it.q and it.sigma_eff >= sigma / scale and (best is None or costs[k] < costs[best]):",
            ("tests/test_dpsgd_probe.py", "-k", "valid_filter_survives")),

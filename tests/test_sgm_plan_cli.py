@@ -13,7 +13,7 @@ from fractions import Fraction as F
 import pytest
 
 import fullyadaptive as fa
-from reference.accountants.dpsgd_game import charged_index
+from reference.bounds.sgm_game import charged_index
 from reference.bounds.sgm_game import SGMItem, sgm_menu_certificate
 from reference.cli import main
 from reference.profiles.check import parse_spec

@@ -36,7 +36,7 @@ def _menu_game(args, start: float) -> int:
             raise UsageError("--grid and --eps-max belong to the pure-DP game; a menu's loss grid is 2^-bits (--bits)")
         bits = MENU_BITS if args.bits is None else args.bits
         costs = None if args.costs is None else [c.strip() for c in args.costs.split(",")]
-        from ..accountants.dpsgd_game import parse_menu
+        from ..bounds.sgm_game import parse_menu
         from ..precision import Domain, check
 
         eps, delta = check("eps", args.eps, Domain.positive()), check("delta", args.delta, Domain.open_unit())

@@ -38,8 +38,8 @@ import time
 from fractions import Fraction
 from typing import Optional
 
-from ..accountants.dpsgd_game import DPSGDGameFilter, charged_index
-from ..bounds.sgm_game import SGMItem, _window, sgm_law
+from ..accountants.dpsgd_game import DPSGDGameFilter
+from ..bounds.sgm_game import SGMItem, _window, charged_index, sgm_law
 from ..bounds.pair_game import pair_game
 from ..catalog import cites
 from ..precision import directed_decimal

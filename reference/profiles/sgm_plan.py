@@ -28,10 +28,9 @@ import time
 from fractions import Fraction
 from typing import Callable, Optional, Sequence
 
-from ..accountants.dpsgd_game import _costs, charged_index, parse_menu
 from ..bounds.calibrated import _float_budget, _float_log, cks_rdp_budget_q
 from ..bounds.game import MAX_BYTES, GameMemoryError
-from ..bounds.sgm_game import SGMItem, sgm_menu_certificate
+from ..bounds.sgm_game import SGMItem, _costs, charged_index, parse_menu, sgm_menu_certificate
 from ..catalog import cites
 from ..precision import bounded_decimal, mpf_to_fraction
 from .subsampled_gaussian import MAX_ORDER, sgm_rdp_continuous, sgm_rdp_continuous_model, sgm_rdp_float
