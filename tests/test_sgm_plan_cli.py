@@ -148,3 +148,16 @@ def test_game_without_grid_or_menu_is_refused(capsys):
     assert "--grid is required" in capsys.readouterr().err
     assert main(["game", "--eps", EPS, "--delta", DELTA, "--grid", "0.1", "--bits", "3"]) == 2
     assert "--menu" in capsys.readouterr().err
+
+
+def test_plan_budgets_keep_the_other_rows(capsys):
+    """--max-memory too small for the game's rows, or no time left: the game row is printed as not computed (exit 0),
+    the Renyi row and the certified ends of k* are kept."""
+    for extra, why in ((["--max-memory", "1K", "--max-evaluations", "2"], "more than max_bytes"),
+                       (["--max-seconds", "0.001"], "time limit")):
+        assert main(["plan", "--eps", EPS, "--delta", DELTA, "--workload", A, "--bits", "3", "--json", *extra]) == 0
+        d = json.loads(capsys.readouterr().out)
+        rows = {r["key"]: r for r in d["rows"]}
+        g = rows["dpsgd_game_filter"]
+        assert g["rounds"] is None and why in g["not_computed"] and d["rows"][-1] is g
+        assert rows["sgm_renyi_filter"]["rounds"] > 0 and d["recommended"] == "sgm_renyi_filter"

@@ -221,7 +221,7 @@ def sgm_rows(eps, delta, cycle, menu=None, *, bits: int = MENU_BITS, max_bytes: 
                      "cite": "zhu2022 Prop. 30 + whitehouse2022 Thm 1", "rounds": None, "params": "", "accountant": None,
                      "not_computed": "not computed: the game did not finish within the time limit (max_seconds)"})
     except (GameMemoryError, ValueError) as exc:
-        if isinstance(exc, ValueError) and "MAX_STEP_CELLS" not in str(exc):
+        if not isinstance(exc, GameMemoryError) and "MAX_STEP_CELLS" not in str(exc):
             raise
         rows.append({"key": "dpsgd_game_filter", "filter": SGM_FILTERS["dpsgd_game_filter"][0],
                      "cite": "zhu2022 Prop. 30 + whitehouse2022 Thm 1", "rounds": None, "params": "", "accountant": None,
