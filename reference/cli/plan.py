@@ -3,7 +3,10 @@
 The workload is one cycle in the syntax of ``fullyadaptive check`` (the old plan syntax is a
 deprecated alias); the computation is :func:`reference.profiles.workload.plan_workload` (the
 optimum number of cycles k*, exact or a certified bracket, beside the filters' rounds of
-:func:`reference.bounds.planner.plan`).
+:func:`reference.bounds.planner.plan`).  A cycle of subsampled-Gaussian steps gets the DP-SGD game filter's row
+on ``--menu`` (default: the cycle's items) at the grid 2^-``--bits`` and a Renyi filter's
+(:mod:`reference.profiles.sgm_plan`); the game's certificate is computed in a worker process stopped at the
+time left.
 """
 from __future__ import annotations
 
