@@ -17,7 +17,7 @@ from reference.accountants.dpsgd_game import DPSGDGameFilter
 from reference.bounds.sgm_game import SGMItem
 from reference.falsify import falsify, get_claim
 from reference.falsify.dpsgd_probe import (ATTACK_STEPS, BUDGET_EXTRA, DPSGD_MENU, BudgetAboveFilter,
-                                           SigmaRoundedUpFilter, attack)
+                                           SigmaRoundedUpFilter, _first_refuted_budget, attack)
 
 EPS, DELTA, MENU, BITS = DPSGD_MENU
 
@@ -70,6 +70,8 @@ def test_a_budget_above_b_star_is_refuted_and_b_star_plus_one_is_not_at_this_gri
     assert r.claim.control and r.found and r.agrees and BUDGET_EXTRA > 1
     assert r.space["budget"] == r.space["certified_budget"] + BUDGET_EXTRA
     assert F(r.counterexample["probability_lower"]) > DELTA
+    first = _first_refuted_budget(one)           # one lower table: the smallest refuted budget at this grid
+    assert one.certified_budget + 1 < first <= one.certified_budget + BUDGET_EXTRA
 
 
 def test_the_planted_budget_filter_admits_what_it_says():

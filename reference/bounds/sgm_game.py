@@ -126,6 +126,7 @@ def _menu(menu) -> tuple[SGMItem, ...]:
     return items
 
 
+@cites(ZDW, "Proposition 30 (the Poisson-subsampled Gaussian steps a DP-SGD menu lists)")
 def parse_menu(spec) -> tuple[SGMItem, ...]:
     """A menu from a spec string (items joined by ``;``, each ``subsampled-gaussian:q=Q,sigma=S[,scale=C]``) or a list.
 

@@ -52,6 +52,7 @@ SGM_FILTERS = {
 }
 
 
+@cites("zhu2022", "Proposition 30 (the Poisson-subsampled Gaussian step a menu item describes)")
 def sgm_cycle(cycle) -> Optional[tuple[tuple[SGMItem, int], ...]]:
     """The cycle's steps as ``(item, count)`` when every step is a subsampled Gaussian (check syntax), else ``None``."""
     if not cycle or any(s.mechanism != "subsampled-gaussian" for s in cycle):
@@ -186,6 +187,8 @@ def _renyi_row(eps, delta, steps, items) -> dict:
             "items": per}
 
 
+@cites("zhu2022", "Proposition 30 / Theorem 10 (the DP-SGD game filter's row)")
+@cites("feldman2021", "Theorem 4.3 (the Renyi filter's row)")
 def sgm_rows(eps, delta, cycle, menu=None, *, bits: int = MENU_BITS, max_bytes: int = MAX_BYTES,
              deadline: Optional[float] = None, certify: Optional[Callable] = None) -> tuple[list, str]:
     """``(rows, note)``: the DP-SGD game filter's and the Renyi filter's rows for an all-subsampled-Gaussian cycle.
@@ -231,6 +234,7 @@ def sgm_rows(eps, delta, cycle, menu=None, *, bits: int = MENU_BITS, max_bytes: 
                   "step at the cheapest menu item dominating it (q <= q_k, sigma/scale >= sigma_k/scale_k).")
 
 
+@cites("whitehouse2022", "Theorem 1 (filter semantics: the steps a filter admits)")
 def render_menu_items(rows: Sequence[dict]) -> list[str]:
     """Text lines: per menu item, what each row's filter gives a homogeneous run of it."""
     L = []
