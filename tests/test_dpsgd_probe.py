@@ -86,3 +86,11 @@ def test_the_planted_budget_filter_admits_what_it_says():
 def test_the_claims_are_registered_with_their_catalog_entry():
     assert get_claim("DPSGD-GAME-FILTER").catalog_ids == ("zhu2022_dpsgd_game_filter_budget",)
     assert get_claim("NC-DPSGD-CHARGE-SIGMA-UP").expected == get_claim("NC-DPSGD-BUDGET-ABOVE").expected == "false"
+
+
+def test_the_command_line_prints_the_controls_counterexample(capsys):
+    from reference.cli import main
+
+    assert main(["falsify", "NC-DPSGD-CHARGE-SIGMA-UP"]) == 0
+    out = capsys.readouterr().out
+    assert "certified counterexample" in out and "charged [7, 2, 2, 2, 2, 2]" in out and "> promised 0.001" in out
