@@ -114,6 +114,8 @@ def test_bad_menus_exit_2_with_one_line(capsys, args, msg):
 def test_a_menu_needs_a_subsampled_gaussian_workload(capsys):
     assert main(["plan", "--eps", EPS, "--delta", DELTA, "--workload", "rr:0.1", "--menu", A]) == 2
     assert "needs a workload of subsampled-gaussian steps" in capsys.readouterr().err
+    assert main(["plan", "--eps", EPS, "--delta", DELTA, "--workload", "rr:0.1", "--bits", "3"]) == 2
+    assert "--bits is the DP-SGD game's grid" in capsys.readouterr().err
 
 
 def test_game_menu_prints_the_certificate(capsys):
@@ -131,6 +133,8 @@ def test_game_menu_prints_the_certificate(capsys):
 
 @pytest.mark.parametrize("args,msg", [
     (["--grid", "0.1"], "--grid and --eps-max belong to the pure-DP game"),
+    (["--menu", "sgm:q=2,sigma=1"], "menu[0].q must lie in (0, 1]"),
+    (["--menu", "subsampled-gaussian:q=0.1"], "must give q and sigma"),
     (["--bits", "31"], "bits must be an integer in [1, 30]"),
     (["--costs", "1"], "one entry per menu item"),
     (["--costs", "1,0"], "costs[1]"),

@@ -55,6 +55,13 @@ def _plan(args) -> int:
     try:
         seconds = parse_seconds(args.max_seconds)
         cap = min(MAX_BYTES, parse_memory(args.max_memory))
+        if args.bits is not None and args.menu is None:
+            from ..profiles.sgm_plan import sgm_cycle
+            from ..profiles.workload import parse_cycle
+
+            if sgm_cycle(parse_cycle(args.workload)[0]) is None:
+                raise UsageError("--bits is the DP-SGD game's grid: it needs a workload of subsampled-gaussian steps "
+                                 "(or --menu)")
         p = plan_workload(args.eps, args.delta, args.workload, max_evaluations=args.max_evaluations,
                           max_seconds=seconds, max_bytes=cap, evaluate=_bracket_in_child, menu=args.menu,
                           bits=MENU_BITS if args.bits is None else args.bits,
