@@ -19,7 +19,8 @@ from ..catalog import cites
 from ..precision import Domain, _describe, check
 from .base import BudgetExceeded, Remaining, _Accountant, _dec, _exact_json, _in
 
-__all__ = ["DPSGDGameFilter", "DPSGDGameFilterRemaining", "BudgetExceeded", "parse_menu", "charged_index"]  # the last two: re-exported from reference.bounds.sgm_game
+#: parse_menu and charged_index are reference.bounds.sgm_game's (the menu's syntax and the charge rule), re-exported
+__all__ = ["DPSGDGameFilter", "DPSGDGameFilterRemaining", "BudgetExceeded", "parse_menu", "charged_index"]
 
 _P = Domain.positive()
 _NN = Domain.nonnegative()

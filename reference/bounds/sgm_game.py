@@ -43,8 +43,8 @@ from ..precision import Domain, _describe, check
 from .game import MAX_BYTES
 from .pair_game import PairGameTable, StepLaw, pair_game
 
-__all__ = ["SGMItem", "parse_menu", "charged_index", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs", "sgm_single_item_rounds",
-           "sgm_menu_certificate", "dpsgd_game_filter_budget", "MAX_STEP_CELLS"]
+__all__ = ["SGMItem", "parse_menu", "charged_index", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs",
+           "sgm_single_item_rounds", "sgm_menu_certificate", "dpsgd_game_filter_budget", "MAX_STEP_CELLS"]
 
 ZDW, DGK = "zhu2022", "doroshenko2022"
 MAX_STEP_CELLS = 1 << 20
