@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from ..bounds.sgm_game import _KEYS, SGMItem, _costs, _menu, charged_index, parse_menu, sgm_menu_certificate
+from ..bounds.sgm_game import _KEYS, SGMItem, _costs, _menu, charged_index, sgm_menu_certificate
 from ..catalog import cites
 from ..precision import Domain, _describe, check
 from .base import BudgetExceeded, Remaining, _Accountant, _dec, _exact_json, _in
 
-#: parse_menu and charged_index are reference.bounds.sgm_game's (the menu's syntax and the charge rule), re-exported
-__all__ = ["DPSGDGameFilter", "DPSGDGameFilterRemaining", "BudgetExceeded", "parse_menu", "charged_index"]
+__all__ = ["DPSGDGameFilter", "DPSGDGameFilterRemaining", "BudgetExceeded"]
 
 _P = Domain.positive()
 _NN = Domain.nonnegative()
