@@ -96,6 +96,8 @@ def test_a_step_between_menu_items_is_charged_at_the_dominating_one():
     assert charged_index(ITEMS, costs, F(1, 10), F(11, 20)) == 0
     assert g["rounds"] == g["certificate"]["budget"] // costs[0] == _replay_game(g, [(F(1, 10), F(11, 20))])
     assert g["certificate"]["budget"] // costs[1] > g["rounds"]      # what rounding sigma up would have admitted
+    r = next(r for r in rows if r["key"] == "sgm_renyi_filter")
+    assert _replay_renyi(r, [SGMItem(F(1, 10), F(11, 20))]) == r["rounds"]
 
 
 @pytest.mark.parametrize("args,msg", [

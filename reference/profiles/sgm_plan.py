@@ -183,7 +183,8 @@ def _renyi_row(eps, delta, steps, items) -> dict:
             "cite": "feldman2021 Thm 4.3 + canonne2020 Prop. 12 + mironov2019 Sec. 3.3", "rounds": n,
             "params": f"alpha = {a} (fixed in advance for this workload), B = {bounded_decimal(B, 6, 'lower')}",
             "accountant": {"class": "RenyiFilter", "params": {"alpha": str(a), "B": str(B)},
-                           "charges": {str(it): str(rdp[(a, it)]) for it in items if (a, it) in rdp}},
+                           "charges": {str(it): str(rdp[(a, it)]) for it in (*items, *(x for x, _ in steps))
+                                       if (a, it) in rdp}},   # rho_t of each menu item and workload step
             "items": per}
 
 
