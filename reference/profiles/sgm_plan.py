@@ -98,7 +98,7 @@ def menu_certificate(eps, delta, menu, *, bits: int = MENU_BITS, costs=None, max
     """The DP-SGD game filter's certificate for a menu (``fullyadaptive game --menu``): an ``SGMGameCertificate``.
 
     Contract: :func:`reference.bounds.sgm_game.sgm_menu_certificate` on the parsed menu (a ``;``-joined
-    spec or a list, :func:`reference.accountants.dpsgd_game.parse_menu`) with ``costs`` (None: the
+    spec or a list, :func:`reference.bounds.sgm_game.parse_menu`) with ``costs`` (None: the
     default costs) and every game's rows capped at ``max_bytes``
     (:class:`reference.bounds.game.GameMemoryError` beyond).  Preconditions: eps > 0, 0 < delta < 1,
     bits an integer in [1, 30].  ``ValueError`` names a bad parameter.  Rounding: B* certified
