@@ -408,6 +408,14 @@ MONOTONE.update({
                            "grid": no("the unit of the budget changes with the grid (B* counts grid^2 units)")},
     "whitehouse2022_game_filter_rounds": {"eps0": no("the grid is eps0: the menu and the unit change with it"), "eps": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"),
                            "delta": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*")},
+    # ------------------------------------------------------------ DP-SGD game filter (default costs)
+    "zhu2022_dpsgd_game_filter_budget": {
+        "eps": no("B* counts cost units, and the default costs follow each item's own count k0(eps), which changes the unit"),
+        "delta": no("B* counts cost units, and the default costs follow each item's own count k0(delta), which changes the unit"),
+        "q": no("the default costs follow the items' counts k0(q), which changes the unit of B*"),
+        "sigma": no("the default costs follow the items' counts k0(sigma), which changes the unit of B*"),
+        "sigma2": no("the default costs follow the items' counts k0(sigma2), which changes the unit of B*"),
+        "bits": no("a finer grid changes both the certified values and the items' counts (hence the costs)")},
 })
 
 
@@ -487,6 +495,9 @@ RANGES: dict[str, dict] = {
     # the game sweep costs about B* x menu x window: keep B* in the hundreds
     "whitehouse2022_game_filter_budget": {"eps": ("1/2", "2"), "delta": ("1e-8", "1/10"), "grid": ("1/50", "1/2")},
     "whitehouse2022_game_filter_rounds": {"eps0": ("1/50", "1/2"), "eps": ("1/2", "2"), "delta": ("1e-8", "1/10")},
+    # the DP-SGD game costs about (B* / least cost) x window per direction: keep the counts in the tens
+    "zhu2022_dpsgd_game_filter_budget": {"eps": ("4", "8"), "delta": ("1e-4", "1/100"), "q": ("1/20", "1/5"),
+                                         "sigma": ("1/2", "1"), "sigma2": ("1/2", "1"), "bits": ("2", "4")},
     "feldman2021_rem4_4_calibrated_rounds": {"eps0": ("1/1000", "10"), "eps": ("1/100", "100"), "delta": ("1e-30", "1/2")},
 }
 
@@ -514,6 +525,7 @@ SLOW: dict[str, tuple[int, int]] = {
     "feldman2021_thm4_3_calibrated_rounds": (2, 20),
     "whitehouse2022_game_filter_budget": (3, 20),
     "whitehouse2022_game_filter_rounds": (3, 20),
+    "zhu2022_dpsgd_game_filter_budget": (2, 20),
     "feldman2021_rem4_4_calibrated_rounds": (3, 20),
     "smith2022_filter_rounds_gaussian": (3, 20),
     "smith2022_filter_rounds_dp": (3, 20),
