@@ -158,6 +158,13 @@ def _as_norms(norms, name: str = "norms") -> np.ndarray:
     return a
 
 
+def _slots(ext: np.ndarray, norms: np.ndarray) -> np.ndarray:
+    """Slot of each validated norm: 0 at n = 0, k for t_{k-1} < n <= t_k (t_0 = 0), K above t_K (the scale rounded UP)."""
+    idx = np.searchsorted(ext, norms, side="left")       # #{k: t_k < n}
+    np.minimum(idx, len(ext) - 1, out=idx)                 # above C: the top item (scale 1)
+    return idx
+
+
 def charges_of(norms: np.ndarray, thresholds: np.ndarray, costs: Sequence[int]) -> np.ndarray:
     """Per-entry integer charge of validated norms: 0 at 0, c_k for t_{k-1} < n <= t_k (t_0 = 0), c_K above t_K.
 
@@ -166,9 +173,7 @@ def charges_of(norms: np.ndarray, thresholds: np.ndarray, costs: Sequence[int]) 
     """
     ext = np.concatenate(([0.0], thresholds))
     cost_ext = np.concatenate(([0], np.asarray(costs, dtype=np.int64)))
-    idx = np.searchsorted(ext, norms, side="left")       # #{k: t_k < n}: 0 at n = 0, k for t_{k-1} < n <= t_k
-    np.minimum(idx, len(thresholds), out=idx)              # above C: the top item (scale 1)
-    return cost_ext[idx]
+    return cost_ext[_slots(ext, norms)]
 
 
 @dataclass(frozen=True, eq=False)
@@ -374,19 +379,18 @@ class IndividualDPSGDGameFilter(_Accountant):
 
     def charges(self, norms) -> np.ndarray:
         """The integer charge of each norm (0 at a zero norm; c_k at the least scale s_k with norm <= s_k C; c_K above C)."""
-        a = _as_norms(norms)
-        idx = np.searchsorted(self._ext, a, side="left")
-        np.minimum(idx, len(self._thr), out=idx)
-        return self._cost_ext[idx]
+        return self._cost_ext[_slots(self._ext, _as_norms(norms))]
+
+    def items_of(self, norms) -> np.ndarray:
+        """The menu item (index into :attr:`items`) each norm is charged at; -1 for a zero norm (the null step, free)."""
+        return _slots(self._ext, _as_norms(norms)) - 1
 
     def _decide(self, norms, ids, commit: bool) -> np.ndarray:
         a = _as_norms(norms)
         if a.ndim != 1:
             raise ValueError(f"norms must be a 1-d array (one norm per example of the batch), found shape {a.shape}")
         ix = self._ids(ids, a.size)
-        idx = np.searchsorted(self._ext, a, side="left")
-        np.minimum(idx, len(self._thr), out=idx)
-        c = self._cost_ext[idx]
+        c = self._cost_ext[_slots(self._ext, a)]
         with self._lock:
             cur = self._spent if ix is None else self._spent[ix]
             new = cur + c
