@@ -408,6 +408,14 @@ MONOTONE.update({
                            "grid": no("the unit of the budget changes with the grid (B* counts grid^2 units)")},
     "whitehouse2022_game_filter_rounds": {"eps0": no("the grid is eps0: the menu and the unit change with it"), "eps": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"),
                            "delta": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*")},
+    # ------------------------------------------------------------ per-example DP-SGD filter on the game
+    "feldman2021_alg3_game_rounds": {
+        "eps": no("the costs are re-chosen from each item's k0 at every eps (default_costs rounds them): floor(B*/c_k) may drop"),
+        "delta": no("the costs are re-chosen from each item's k0 at every delta (default_costs rounds them)"),
+        "q": no("the costs are re-chosen from each item's k0 at every q (default_costs rounds them)"),
+        "sigma": no("the costs are re-chosen from each item's k0 at every sigma (default_costs rounds them)"),
+        "scale": no("floor(B*/c_k) with c_k chosen per item by rounding (default_costs): not ordered between items in general"),
+        "bits": no("a finer grid changes every item's k0, hence the costs, and the budget")},
 })
 
 
@@ -488,6 +496,9 @@ RANGES: dict[str, dict] = {
     "whitehouse2022_game_filter_budget": {"eps": ("1/2", "2"), "delta": ("1e-8", "1/10"), "grid": ("1/50", "1/2")},
     "whitehouse2022_game_filter_rounds": {"eps0": ("1/50", "1/2"), "eps": ("1/2", "2"), "delta": ("1e-8", "1/10")},
     "feldman2021_rem4_4_calibrated_rounds": {"eps0": ("1/1000", "10"), "eps": ("1/100", "100"), "delta": ("1e-30", "1/2")},
+    # cost: one menu certificate (about 2 s at bits 4) per (eps, delta, q, sigma, bits); scale is free (cached)
+    "feldman2021_alg3_game_rounds": {"eps": ["2", "4"], "delta": ["1/1000"], "q": ["1/10"], "sigma": ["1"],
+                                     "scale": ("1/8", "1"), "bits": ["4"]},
 }
 
 #: id -> (max hypothesis examples per test, dps of the monotonicity test).  These
@@ -517,6 +528,7 @@ SLOW: dict[str, tuple[int, int]] = {
     "feldman2021_rem4_4_calibrated_rounds": (3, 20),
     "smith2022_filter_rounds_gaussian": (3, 20),
     "smith2022_filter_rounds_dp": (3, 20),
+    "feldman2021_alg3_game_rounds": (3, 20),
 }
 
 #: ids documented to return ``mpmath.inf`` for some valid inputs.

@@ -75,11 +75,12 @@ from typing import Optional, Sequence
 
 import numpy as np
 
+from ..bounds.individual_game import DEFAULT_SCALES, check_scales
+from ..bounds.individual_game import menu_certificate as _certificate
 from ..bounds.sgm_game import SGMItem, sgm_game_budget, sgm_single_item_rounds
 from ..catalog import cites
 from ..precision import Domain, _describe, check
 from .base import KEYED_SCHEMA_VERSION, Remaining, _Accountant, _exact_json, _in
-from .dpsgd_game import _certificate
 
 __all__ = ["IndividualDPSGDGameFilter", "IndividualDPSGDGameFilterRemaining", "AuditResult", "audit",
            "DEFAULT_SCALES", "scale_thresholds", "charges_of"]
@@ -92,8 +93,6 @@ _BITS = Domain(lo=Fraction(1), hi=Fraction(30), lo_closed=True, hi_closed=True, 
 _N1 = Domain.integers_from(1)
 _COST = Domain.integers_from(1)
 
-#: The default grid of sensitivity scales (a choice: validity holds on any grid ending at 1).
-DEFAULT_SCALES = (Fraction(1, 4), Fraction(1, 2), Fraction(3, 4), Fraction(1))
 _INT_EXACT = 2 ** 53
 
 
@@ -104,13 +103,7 @@ def _float_down(x: Fraction) -> float:
 
 
 def _scales(scales) -> tuple[Fraction, ...]:
-    if isinstance(scales, (str, bytes)) or not hasattr(scales, "__iter__"):
-        raise ValueError(f"scales must be an increasing list of numbers in (0, 1] ending at 1, found {_describe(scales)}")
-    out = tuple(check(f"scales[{i}]", s, _U1) for i, s in enumerate(scales))
-    if not out or out[-1] != 1 or any(a >= b for a, b in zip(out, out[1:])):
-        raise ValueError(f"scales must be strictly increasing in (0, 1] and end at 1 (norms above the clipping norm are "
-                         f"charged at scale 1), found {[str(s) for s in out]}")
-    return out
+    return check_scales(scales)
 
 
 def _costs(costs, n: int) -> Optional[tuple[int, ...]]:
