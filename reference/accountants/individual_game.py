@@ -324,7 +324,7 @@ class IndividualDPSGDGameFilter(_Accountant):
 
     @property
     def items(self) -> tuple[SGMItem, ...]:
-        """The menu: one :class:`SGMItem` (q, sigma, s_k) per scale."""
+        """The menu: one :class:`~reference.bounds.sgm_game.SGMItem` (q, sigma, s_k) per scale."""
         return self._items
 
     @property

@@ -39,7 +39,7 @@ def check_scales(scales) -> tuple[Fraction, ...]:
 
 
 def scale_menu(q, sigma, scales=DEFAULT_SCALES) -> tuple[SGMItem, ...]:
-    """The menu: one :class:`SGMItem` (q, sigma, s_k) per grid scale (``ValueError`` on a grid that is not increasing to 1)."""
+    """The menu: one :class:`~reference.bounds.sgm_game.SGMItem` (q, sigma, s_k) per grid scale (``ValueError`` on a grid that is not increasing to 1)."""
     sc = check_scales(scales)
     q = check("q", q, _U1, end="upper")
     sigma = check("sigma", sigma, _P, end="lower")
