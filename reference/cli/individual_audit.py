@@ -87,5 +87,6 @@ def add_cli(sub) -> list[str]:
     p.add_argument("--per-example", default=None, metavar="OUT.npy",
                    help="also save a 3 x examples int64 array: charges, within (0/1), certified grid index (-1: none)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON (with version and commit)")
+    p.add_argument("--no-progress", action="store_true", help="no progress messages on stderr")
     p.set_defaults(func=_audit)
     return ["audit"]
