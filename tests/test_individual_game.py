@@ -260,6 +260,10 @@ def test_audit_refuses_bad_input():
                        (np.array([[0.1], [-2.0]]), r"index \(1, 0\)")):
         with pytest.raises(ValueError, match=msg):
             audit(norms, Q, SIGMA, EPS, DELTA, CLIP, bits=BITS, eps_grid=[4])
+    bad = np.full((5, 2), 0.01)
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"found nan at index \(3, 1\)"):
+        audit(bad, Q, SIGMA, EPS, DELTA, CLIP, bits=BITS, eps_grid=[4], chunk_entries=2)   # one row per chunk
     with pytest.raises(ValueError, match="eps_grid"):
         audit(np.zeros((1, 1)), Q, SIGMA, EPS, DELTA, CLIP, bits=BITS, eps_grid=[0])
 

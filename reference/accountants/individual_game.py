@@ -128,8 +128,10 @@ def scale_thresholds(scales: Sequence, clip) -> np.ndarray:
     return np.array([_float_down(s * C) for s in _scales(scales)], dtype=np.float64)
 
 
-def _as_norms(norms, name: str = "norms") -> np.ndarray:
-    """``norms`` as a float64 array holding the same exact values; ``ValueError`` on NaN, negatives or a lossy dtype."""
+def _as_norms(norms, name: str = "norms", row0: int = 0) -> np.ndarray:
+    """``norms`` as a float64 array holding the same exact values; ``ValueError`` on NaN, negatives or a lossy dtype.
+
+    ``row0``: the index of the first row in the caller's array (an error names the caller's index)."""
     a = np.asarray(norms)
     k = a.dtype.kind
     if k == "f":
@@ -146,8 +148,9 @@ def _as_norms(norms, name: str = "norms") -> np.ndarray:
     if not ok.all():
         bad = np.argwhere(~ok)[0]
         where = tuple(int(x) for x in bad)
+        shown = (where[0] + row0,) + where[1:]
         raise ValueError(f"{name} must be gradient norms >= 0 (not NaN; +inf is charged at scale 1), found "
-                         f"{float(a[where])!r} at index {where if len(where) > 1 else where[0]}")
+                         f"{float(a[where])!r} at index {shown if len(shown) > 1 else shown[0]}")
     return a
 
 
@@ -542,7 +545,7 @@ def audit(norms, q, sigma, eps, delta, clip, *, scales=DEFAULT_SCALES, bits: int
     charges = np.zeros(n, dtype=np.int64)
     rows = max(1, chunk_entries // max(n, 1))
     for t0 in range(0, T, rows):
-        blk = _as_norms(a[t0: t0 + rows], "norms")
+        blk = _as_norms(a[t0: t0 + rows], "norms", t0)
         for d_k, lo in zip(steps_up.tolist(), lows.tolist()):
             cnt = np.count_nonzero(blk > lo, axis=0)
             charges += d_k * cnt.astype(np.int64)
