@@ -26,6 +26,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from reference.accountants.individual_game import IndividualDPSGDGameFilter
+from reference.bounds.individual_game import individual_game_rounds
 from reference.bounds.pair_game import pair_game
 from reference.bounds.sgm_game import SGMItem, _window, sgm_law, sgm_single_item_rounds
 
@@ -100,3 +101,11 @@ def test_negative_control_rounding_the_scale_down_breaks_delta():
     assert k <= m and _lower_game_value(true, k) > DELTA
     # the correct rule (rounded up) charges item 1 and admits floor(B*/c_1) steps, within delta by the certificate
     assert int(f.items_of(np.array([0.9]))[0]) == 1 and f.budget // f.costs[1] < m
+
+
+@pytest.mark.parametrize("s", ["3/10", "1/2", "3/5", "1"])
+def test_catalog_entry_is_the_filters_homogeneous_count(s):
+    """The catalog entry feldman2021_alg3_game_rounds = the steps the filter (default grid) admits at a constant norm s C
+    (second route: the stateful filter run to its first refusal; the scale is rounded up, 3/10 to 1/2, 3/5 to 3/4)."""
+    f = IndividualDPSGDGameFilter(EPS, DELTA, Q, SIGMA, 1, 1, bits=BITS)
+    assert individual_game_rounds(EPS, DELTA, Q, SIGMA, s, BITS) == _homogeneous_steps(f, float(F(s)))
