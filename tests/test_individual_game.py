@@ -60,6 +60,15 @@ def test_thresholds_are_exact_at_a_clip_that_is_not_a_double():
     assert got[:4] == [0, c[0], c[0], c[1]] and got[-3:] == [c[3], c[3], c[3]]
 
 
+def test_thresholds_at_extreme_clipping_norms():
+    """C beyond the double range: every finite norm is below s_1 C (+inf still goes to the top); C below it: 0 only."""
+    t = scale_thresholds(DEFAULT_SCALES, F(10) ** 400)
+    assert t.tolist() == [1.7976931348623157e308] * 4
+    assert scale_thresholds(DEFAULT_SCALES, F(1, 10 ** 400)).tolist() == [0.0] * 4
+    f = make(3, clip=F(1, 10 ** 400))
+    assert f.charges(np.array([0.0, 5e-324, 1.0])).tolist() == [0, f.costs[3], f.costs[3]]
+
+
 def test_negative_control_thresholds_rounded_to_nearest_are_caught():
     """The nearest double to s C (here above it) would put a norm just above s C at scale s: the route refuses it."""
     s, tk = DEFAULT_SCALES[0], float(DEFAULT_SCALES[0] * CLIP)

@@ -68,6 +68,7 @@ vectors actually added.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -94,10 +95,13 @@ _N1 = Domain.integers_from(1)
 _COST = Domain.integers_from(1)
 
 _INT_EXACT = 2 ** 53
+_MAX_DOUBLE = Fraction(sys.float_info.max)
 
 
 def _float_down(x: Fraction) -> float:
-    """The largest double <= x (x >= 0)."""
+    """The largest double <= x (x >= 0; the largest finite double above its range)."""
+    if x >= _MAX_DOUBLE:
+        return sys.float_info.max
     f = float(x)
     return math.nextafter(f, -math.inf) if Fraction(f) > x else f
 
