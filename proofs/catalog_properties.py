@@ -416,6 +416,14 @@ MONOTONE.update({
         "sigma": no("the default costs follow the items' counts k0(sigma), which changes the unit of B*"),
         "sigma2": no("the default costs follow the items' counts k0(sigma2), which changes the unit of B*"),
         "bits": no("a finer grid changes both the certified values and the items' counts (hence the costs)")},
+    # ------------------------------------------------------------ per-example DP-SGD filter on the game
+    "feldman2021_alg3_game_rounds": {
+        "eps": no("the costs are re-chosen from each item's k0 at every eps (default_costs rounds them): floor(B*/c_k) may drop"),
+        "delta": no("the costs are re-chosen from each item's k0 at every delta (default_costs rounds them)"),
+        "q": no("the costs are re-chosen from each item's k0 at every q (default_costs rounds them)"),
+        "sigma": no("the costs are re-chosen from each item's k0 at every sigma (default_costs rounds them)"),
+        "scale": no("floor(B*/c_k) with c_k chosen per item by rounding (default_costs): not ordered between items in general"),
+        "bits": no("a finer grid changes every item's k0, hence the costs, and the budget")},
 })
 
 
@@ -499,6 +507,9 @@ RANGES: dict[str, dict] = {
     "zhu2022_dpsgd_game_filter_budget": {"eps": ("4", "8"), "delta": ("1e-4", "1/100"), "q": ("1/20", "1/5"),
                                          "sigma": ("1/2", "1"), "sigma2": ("1/2", "1"), "bits": ("2", "4")},
     "feldman2021_rem4_4_calibrated_rounds": {"eps0": ("1/1000", "10"), "eps": ("1/100", "100"), "delta": ("1e-30", "1/2")},
+    # cost: one menu certificate (about 2 s at bits 4) per (eps, delta, q, sigma, bits); scale is free (cached)
+    "feldman2021_alg3_game_rounds": {"eps": ["2", "4"], "delta": ["1/1000"], "q": ["1/10"], "sigma": ["1"],
+                                     "scale": ("1/8", "1"), "bits": ["4"]},
 }
 
 #: id -> (max hypothesis examples per test, dps of the monotonicity test).  These
@@ -529,6 +540,7 @@ SLOW: dict[str, tuple[int, int]] = {
     "feldman2021_rem4_4_calibrated_rounds": (3, 20),
     "smith2022_filter_rounds_gaussian": (3, 20),
     "smith2022_filter_rounds_dp": (3, 20),
+    "feldman2021_alg3_game_rounds": (3, 20),
 }
 
 #: ids documented to return ``mpmath.inf`` for some valid inputs.
