@@ -94,7 +94,7 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    (eps, delta)-DP: the four-atom pair of Kairouz, Oh, Viswanath 2015, Thm 2.1), and the product
    of the items' pairs dominates the adaptive composition in each order as in step 2 (Zhu-Dong-Wang
    2022, Lemma 13; the order is fixed for the whole run, so the max over the two orders is taken
-   once at the end).  Its loss law is known in closed form (:func:`_pair_pieces`): atoms, and for
+   once at the end).  Its loss law is known in closed form (``_pair_pieces``): atoms, and for
    Laplace a density on (-eps, eps) whose bucket [u, v] has likelihood ratio exactly
    e^((u + v)/2).  Upper end: the buckets are the grid cells (every loss of a cell lies between
    its grid points) and each atom is split as in step 2; the (eps, delta)-DP pair's atoms at
