@@ -222,7 +222,10 @@ def register_with_opacus() -> str:
         from opacus.accountants.registry import register_accountant
     except ImportError:  # pragma: no cover - opacus < 1.5
         raise RuntimeError("this Opacus has no accountant registry; set engine.accountant = CertifiedAccountant()") from None
-    register_accountant(MECHANISM, CertifiedAccountant)
+    try:
+        register_accountant(MECHANISM, CertifiedAccountant, force=True)  # idempotent (opacus 1.6: force)
+    except TypeError:  # pragma: no cover - a registry without ``force``
+        register_accountant(MECHANISM, CertifiedAccountant)
     return MECHANISM
 
 
