@@ -1,4 +1,4 @@
-"""dp-accounting's ``DpEvent`` descriptions, read into compositions of :mod:`.check` and written from them.
+"""dp-accounting's ``DpEvent`` descriptions, read into compositions of :mod:`reference.profiles.check` and written from them.
 
 Google's ``dp_accounting`` library (0.4 and later) describes a mechanism by a tree of ``DpEvent``
 objects.  :func:`event_items` reads such a tree -- a ``DpEvent``, its ``to_named_tuple()`` form,
