@@ -80,6 +80,7 @@ _WHY = {
 MAX_EVENT_DEPTH = 64
 
 
+@cites("dpaccounting", "DpEvent.to_named_tuple / from_named_tuple (the serialised form of an event)")
 def is_event(obj) -> bool:
     """Whether ``obj`` is a dp-accounting ``DpEvent`` (or its named-tuple form), recognised without importing it."""
     return (any(c.__name__ == "DpEvent" and c.__module__.startswith("dp_accounting") for c in type(obj).__mro__)
@@ -225,6 +226,7 @@ def event_from_items(items):
     return out[0] if len(out) == 1 else de.ComposedDpEvent(out)
 
 
+@cites("dpaccounting", "DpEvent.to_named_tuple / from_named_tuple (the serialised form of an event)")
 def event_to_json(event) -> dict:
     """The JSON form of an event (module docstring): its ``to_named_tuple()`` fields, nested events as objects."""
     name, f = _fields(event)
@@ -239,6 +241,7 @@ def event_to_json(event) -> dict:
     return out
 
 
+@cites("dpaccounting", "DpEvent.to_named_tuple / from_named_tuple (the serialised form of an event)")
 def read_event_file(path) -> dict:
     """The JSON form of an event read from ``path`` (module docstring); ValueError when it is not a JSON object."""
     text = Path(path).read_text(encoding="utf-8")
