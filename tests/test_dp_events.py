@@ -151,3 +151,26 @@ def test_cli_check_event_refusals(tmp_path):
     notjson.write_text("[1, 2", encoding="utf-8")
     r = run("--event", str(notjson), "--eps", "1", "--delta", "1e-5")
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_randomized_response_event_as_an_upper_bound_only():
+    import mpmath
+
+    ev = de.SelfComposedDpEvent(de.RandomizedResponseDpEvent(0.5, 2), 10)
+    with pytest.raises(ValueError, match="RandomizedResponseDpEvent"):
+        event_to_spec(ev)  # the default: no exact item
+    (step,) = parse_spec(event_to_spec(ev, rr="upper"))
+    eps = step.p("eps")
+    with mpmath.workdps(60):
+        assert mpmath.mpf(eps.numerator) / eps.denominator >= mpmath.log(3)  # rounded up
+        assert mpmath.mpf(eps.numerator) / eps.denominator - mpmath.log(3) < mpmath.mpf("1e-25")
+    assert step.mechanism == "rr" and step.count == 10
+    # k > 2 buckets: still an upper bound (an eps-DP step is dominated by binary randomized response)
+    (s4,) = parse_spec(event_to_spec(de.RandomizedResponseDpEvent(0.5, 4), rr="upper"))
+    e4 = s4.p("eps")
+    with mpmath.workdps(60):  # eps = log(1 + k (1 - p)/p) = log(5)
+        assert mpmath.log(5) <= mpmath.mpf(e4.numerator) / e4.denominator < mpmath.log(5) + mpmath.mpf("1e-25")
+    assert parse_spec(event_to_spec(de.RandomizedResponseDpEvent(1.0, 2), rr="upper"))[0].p("eps") == 0
+    for bad in (de.RandomizedResponseDpEvent(0.0, 2), de.RandomizedResponseDpEvent(0.5, 1)):
+        with pytest.raises(ValueError, match="noise_parameter|num_buckets"):
+            event_to_spec(bad, rr="upper")

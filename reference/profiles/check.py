@@ -333,16 +333,18 @@ def _exact_text(q: Fraction) -> str:
     return s if "x" not in s.lower() else f"{q.numerator}/{q.denominator}"
 
 
-def event_to_spec(event, *, binary: bool = False) -> str:
+def event_to_spec(event, *, binary: bool = False, rr: str = "refuse") -> str:
     """The spec text of a dp-accounting event (:func:`.dp_events.event_items`), one item per line of its table.
 
     Contract: ``parse_spec(event_to_spec(e)) == parse_spec(e)``: every float parameter is written as
     the exact decimal of its binary value (no rounding).  With ``binary=True`` a parameter is
     written as the float's shortest repr instead, which ``parse_spec(..., binary=True)`` (the
-    CLI's ``--binary``) reads back to the same double.  Raises ValueError as :func:`.dp_events.event_items`.
+    CLI's ``--binary``) reads back to the same double.  ``rr="upper"``: a ``RandomizedResponseDpEvent``
+    becomes ``rr:EPS`` with EPS rounded up (then only the spec's certified UPPER ends hold for the
+    event; :func:`.dp_events.event_items`).  Raises ValueError as :func:`.dp_events.event_items`.
     """
     out = []
-    for s in parse_spec(event):
+    for s in parse_spec(dp_events.event_items(event, rr=rr)):
         if binary:
             inner = ",".join(f"{k}={_fmt_exact(v) if v.denominator == 1 else repr(float(v))}" for k, v in s.params)
         else:

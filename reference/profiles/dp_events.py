@@ -21,7 +21,8 @@ DpEvent                                                composition item         
 Every other event is refused with a ValueError naming its type and the reason:
 ``RandomizedResponseDpEvent`` (its epsilon, log(1 + k (1 - p)/p), is irrational, and for k > 2
 buckets its privacy profile is not that of binary randomized response, so no exact item of the
-grammar describes it; write ``rr:EPS`` with EPS rounded up for a certified upper bound only),
+grammar describes it; ``event_items(event, rr="upper")`` writes ``rr:EPS`` with EPS rounded up,
+whose certified upper ends hold for the event and lower ends do not),
 ``SampledWithoutReplacementDpEvent`` / ``SampledWithReplacementDpEvent`` (substitution
 adjacency and fixed-size samples: not the add/remove Poisson-subsampled Gaussian of
 :mod:`.sgm_pld`), ``PoissonSampledDpEvent`` of anything but one Gaussian (sampling once and then
@@ -54,6 +55,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from ..catalog import cites
+from ..precision import certified, mpf_to_fraction
 
 __all__ = ["EVENT_ITEMS", "is_event", "event_items", "event_from_items", "event_to_json", "read_event_file"]
 
@@ -66,8 +68,8 @@ EVENT_ITEMS = {
 
 _WHY = {
     "RandomizedResponseDpEvent": "its epsilon log(1 + k (1 - p)/p) is irrational and for k > 2 buckets its profile is "
-                                 "not binary randomized response's, so no exact composition item describes it (for a "
-                                 "certified upper bound only, write 'rr:EPS' with EPS rounded up)",
+                                 "not binary randomized response's, so no exact composition item describes it (for "
+                                 "certified upper ends only: event_to_spec(event, rr='upper'))",
     "SampledWithoutReplacementDpEvent": "fixed-size sampling under substitution adjacency is not the add/remove "
                                         "Poisson-subsampled Gaussian the certified engine accounts for",
     "SampledWithReplacementDpEvent": "fixed-size sampling with replacement is not the add/remove Poisson-subsampled "
@@ -125,7 +127,7 @@ def _count(v, event: str) -> int:
 
 
 @cites("dpaccounting", "DpEvent (dp_event.py: the event classes and their fields; to_named_tuple, the serialised form)")
-def event_items(event, _depth: int = 0) -> list[dict]:
+def event_items(event, _depth: int = 0, *, rr: str = "refuse") -> list[dict]:
     """The composition items of a dp-accounting event tree (module docstring table), in order, with exact parameters.
 
     Contract: the returned items (dicts ``{"mechanism": ..., <params>, "count": n}``, read by
@@ -133,7 +135,14 @@ def event_items(event, _depth: int = 0) -> list[dict]:
     describes (float parameters taken as their exact binary values; no rounding happens).
     Raises ValueError naming the event type for every event outside the table, and for a tree
     that composes no mechanism at all (only NoOpDpEvent).
+
+    ``rr="upper"``: a ``RandomizedResponseDpEvent(p, k)`` (0 < p <= 1) becomes ``rr:EPS`` with EPS a
+    rational rounded UP from log(1 + k (1 - p)/p) (30 digits): the item dominates the event (it is
+    EPS-DP, and binary randomized response dominates every EPS-DP step, kairouz2015 Thm 3.3), so the
+    composition's certified UPPER ends hold for the event, its lower ends do not.  Default: refused.
     """
+    if rr not in ("refuse", "upper"):
+        raise ValueError(f"rr must be 'refuse' or 'upper', found {rr!r}")
     if _depth > MAX_EVENT_DEPTH:
         raise ValueError(f"the event tree nests more than MAX_EVENT_DEPTH = {MAX_EVENT_DEPTH} levels")
     name, f = _fields(event)
@@ -157,13 +166,13 @@ def event_items(event, _depth: int = 0) -> list[dict]:
                  "sigma": _num(inner.get("noise_multiplier"), "noise_multiplier", inner_name), "count": 1}]
     if name == "SelfComposedDpEvent":
         n = _count(f.get("count"), name)
-        items = event_items(f.get("event"), _depth + 1)
+        items = event_items(f.get("event"), _depth + 1, rr=rr)
         return [{**it, "count": it["count"] * n} for it in items]
     if name == "ComposedDpEvent":
         evs = f.get("events")
         if not isinstance(evs, (list, tuple)):
             raise ValueError(f"ComposedDpEvent.events must be a list of events, found {type(evs).__name__}")
-        out = [it for e in evs for it in _items_or_empty(e, _depth + 1)]
+        out = [it for e in evs for it in _items_or_empty(e, _depth + 1, rr)]
         if _depth == 0 and not out:
             raise ValueError("the ComposedDpEvent composes no mechanism (it is empty or holds only NoOpDpEvent)")
         return out
@@ -171,13 +180,26 @@ def event_items(event, _depth: int = 0) -> list[dict]:
         if _depth == 0:
             raise ValueError("NoOpDpEvent composes no mechanism: there is nothing to account for")
         return []
+    if name == "RandomizedResponseDpEvent" and rr == "upper":
+        return [{"mechanism": "rr", "eps": _rr_eps_upper(f.get("noise_parameter"), f.get("num_buckets")), "count": 1}]
     why = _WHY.get(name, "it has no exact item in the composition grammar")
     raise ValueError(f"{name} is not supported: {why}; supported: {', '.join(EVENT_ITEMS)}")
 
 
-def _items_or_empty(event, depth: int) -> list[dict]:
+def _rr_eps_upper(p, k) -> Fraction:
+    """A rational >= log(1 + k (1 - p)/p), the epsilon of k-ary randomized response with noise parameter p (rounded up)."""
+    pq = Fraction(_num(p, "noise_parameter", "RandomizedResponseDpEvent"))
+    if isinstance(k, bool) or not isinstance(k, int) or k < 2:
+        raise ValueError(f"RandomizedResponseDpEvent.num_buckets must be an integer >= 2, found {k!r:.40}")
+    if not 0 < pq <= 1:
+        raise ValueError(f"RandomizedResponseDpEvent.noise_parameter must be in (0, 1] (p = 0 is not DP), found {p!r:.40}")
+    r = 1 + k * (1 - pq) / pq
+    return Fraction(0) if r == 1 else mpf_to_fraction(certified(lambda c, x: c.log(x), (r,), "upper", 30))
+
+
+def _items_or_empty(event, depth: int, rr: str) -> list[dict]:
     name, _ = _fields(event)
-    return [] if name == "NoOpDpEvent" else event_items(event, depth)
+    return [] if name == "NoOpDpEvent" else event_items(event, depth, rr=rr)
 
 
 def _double(x: Fraction, direction: str) -> float:
