@@ -408,6 +408,22 @@ MONOTONE.update({
                            "grid": no("the unit of the budget changes with the grid (B* counts grid^2 units)")},
     "whitehouse2022_game_filter_rounds": {"eps0": no("the grid is eps0: the menu and the unit change with it"), "eps": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*"),
                            "delta": no("the default menu (eps_max = the reach grid isqrt(n_KOV + 1)) grows with the budget, and a richer menu lowers B*")},
+    # ------------------------------------------------------------ DP-SGD game filter (default costs)
+    "zhu2022_dpsgd_game_filter_budget": {
+        "eps": no("B* counts cost units, and the default costs follow each item's own count k0(eps), which changes the unit"),
+        "delta": no("B* counts cost units, and the default costs follow each item's own count k0(delta), which changes the unit"),
+        "q": no("the default costs follow the items' counts k0(q), which changes the unit of B*"),
+        "sigma": no("the default costs follow the items' counts k0(sigma), which changes the unit of B*"),
+        "sigma2": no("the default costs follow the items' counts k0(sigma2), which changes the unit of B*"),
+        "bits": no("a finer grid changes both the certified values and the items' counts (hence the costs)")},
+    # ------------------------------------------------------------ per-example DP-SGD filter on the game
+    "feldman2021_alg3_game_rounds": {
+        "eps": no("the costs are re-chosen from each item's k0 at every eps (default_costs rounds them): floor(B*/c_k) may drop"),
+        "delta": no("the costs are re-chosen from each item's k0 at every delta (default_costs rounds them)"),
+        "q": no("the costs are re-chosen from each item's k0 at every q (default_costs rounds them)"),
+        "sigma": no("the costs are re-chosen from each item's k0 at every sigma (default_costs rounds them)"),
+        "scale": no("floor(B*/c_k) with c_k chosen per item by rounding (default_costs): not ordered between items in general"),
+        "bits": no("a finer grid changes every item's k0, hence the costs, and the budget")},
 })
 
 
@@ -487,7 +503,13 @@ RANGES: dict[str, dict] = {
     # the game sweep costs about B* x menu x window: keep B* in the hundreds
     "whitehouse2022_game_filter_budget": {"eps": ("1/2", "2"), "delta": ("1e-8", "1/10"), "grid": ("1/50", "1/2")},
     "whitehouse2022_game_filter_rounds": {"eps0": ("1/50", "1/2"), "eps": ("1/2", "2"), "delta": ("1e-8", "1/10")},
+    # the DP-SGD game costs about (B* / least cost) x window per direction: keep the counts in the tens
+    "zhu2022_dpsgd_game_filter_budget": {"eps": ("4", "8"), "delta": ("1e-4", "1/100"), "q": ("1/20", "1/5"),
+                                         "sigma": ("1/2", "1"), "sigma2": ("1/2", "1"), "bits": ("2", "4")},
     "feldman2021_rem4_4_calibrated_rounds": {"eps0": ("1/1000", "10"), "eps": ("1/100", "100"), "delta": ("1e-30", "1/2")},
+    # cost: one menu certificate (about 2 s at bits 4) per (eps, delta, q, sigma, bits); scale is free (cached)
+    "feldman2021_alg3_game_rounds": {"eps": ["2", "4"], "delta": ["1/1000"], "q": ["1/10"], "sigma": ["1"],
+                                     "scale": ("1/8", "1"), "bits": ["4"]},
 }
 
 #: id -> (max hypothesis examples per test, dps of the monotonicity test).  These
@@ -514,9 +536,11 @@ SLOW: dict[str, tuple[int, int]] = {
     "feldman2021_thm4_3_calibrated_rounds": (2, 20),
     "whitehouse2022_game_filter_budget": (3, 20),
     "whitehouse2022_game_filter_rounds": (3, 20),
+    "zhu2022_dpsgd_game_filter_budget": (2, 20),
     "feldman2021_rem4_4_calibrated_rounds": (3, 20),
     "smith2022_filter_rounds_gaussian": (3, 20),
     "smith2022_filter_rounds_dp": (3, 20),
+    "feldman2021_alg3_game_rounds": (3, 20),
 }
 
 #: ids documented to return ``mpmath.inf`` for some valid inputs.

@@ -22,3 +22,5 @@ def load_all() -> None:
     from .profiles import laplace, sgm_pld, subsampled_gaussian  # noqa: F401  (exact privacy profiles: Laplace PLD, sampled Gaussian RDP and PLD)
     from .bounds import calibrated, dong2022, smith2022  # noqa: F401  (Gaussian DP; conversion-calibrated filters)
     from .bounds import game_filter  # noqa: F401  (the game-certified filter budget)
+    from .bounds import sgm_game  # noqa: F401  (the DP-SGD game filter's budget)
+    from .bounds import individual_game  # noqa: F401  (per-example DP-SGD filters on the exact game)

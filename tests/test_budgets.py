@@ -236,14 +236,15 @@ def test_check_deadline_keeps_the_bracket_it_has_and_it_contains_the_truth(capsy
 
 
 def test_check_slow_sgm_input_answers_undecided_at_the_limit(capsys):
-    """The reported slow input (minutes without a limit) answers at --max-seconds with the trivial bracket, exit 3."""
+    """The reported slow input (minutes without a limit) answers at --max-seconds, exit 3, with the brackets it has by
+    then (the trivial one, or the closed forms' when they came in time: tests/test_partial_brackets.py)."""
     t0 = time.monotonic()
     rc = main(["check", "subsampled-gaussian:q=1e-9,sigma=0.3x1000000", "--eps", "1", "--delta", "1e-5",
                "--max-seconds", "1"])
     assert time.monotonic() - t0 < 30
     cap = capsys.readouterr()
     assert rc == 3, cap.err
-    assert "[0, 1]" in cap.out and "time limit" in cap.out and "(--max-seconds 1)" in cap.err
+    assert "time limit" in cap.out and "(--max-seconds 1)" in cap.err
 
 
 def test_check_deadline_in_the_library():

@@ -232,3 +232,21 @@ def test_given_costs_are_the_certificates_costs(cert):
     f = DPSGDGameFilter(EPS, DELTA, MENU, bits=BITS, costs=list(c))
     assert f.budget == B and f.costs == c
     assert DPSGDGameFilter.from_json(f.to_json()).params["costs"] == c
+
+
+def test_a_step_given_as_an_enclosure_is_read_at_its_conservative_ends():
+    """A sigma known only to lie in [5/8 - 2^-60, 5/8 + 2^-60] (a certified output rounded to nearest) is read at its
+    LOWER end, below item 1's noise, so the step is charged at item 0; a q so enclosed is read at its upper end."""
+    import mpmath
+
+    from reference.precision import Certified
+
+    def around(x):
+        m = mpmath.mpf(x.numerator) / x.denominator
+        lo, hi = m - mpmath.mpf(2) ** -60, m + mpmath.mpf(2) ** -60
+        return Certified._make(m._mpf_, lo._mpf_, hi._mpf_, None)
+
+    f = make()
+    assert f.charged_item(F(1, 10), around(F(5, 8))) == 0          # sigma's upper end would say item 1
+    with pytest.raises(ValueError, match="no menu item dominates"):
+        f.charge(around(F(1, 10)), F(5, 8))                        # q's upper end is above every item's q

@@ -73,10 +73,13 @@ def test_a_mixture_is_a_bracket_and_the_filters_rows_are_reported(capsys):
         assert lo == pytest.approx(100 * r["cycles"] / o["k_hi"]) and hi == pytest.approx(100 * r["cycles"] / o["k_lo"])
 
 
-def test_subsampled_gaussian_has_no_filter_rows_but_a_k_star(capsys):
-    assert main(["plan", "--eps", "1", "--delta", "1e-6", "--workload", "subsampled-gaussian:q=0.1,sigma=2x2"]) == 0
-    out = capsys.readouterr().out
-    assert "no shipped filter charges a subsampled-gaussian step" in out and "cycles" in out
+def test_subsampled_gaussian_gets_the_dpsgd_rows_and_a_k_star(capsys):
+    assert main(["plan", "--eps", "1", "--delta", "1e-6", "--workload", "subsampled-gaussian:q=0.1,sigma=2x2",
+                 "--bits", "3", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert {r["key"] for r in d["rows"]} == {"dpsgd_game_filter", "sgm_renyi_filter"} and d["optimum"]["k_lo"] >= 1
+    for r in d["rows"]:  # a valid filter never admits more complete cycles than the certified optimum's upper end
+        assert d["optimum"]["k_hi"] is None or r["cycles"] <= d["optimum"]["k_hi"]
 
 
 def test_the_old_syntax_still_works_with_a_note(capsys):

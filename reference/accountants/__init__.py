@@ -10,7 +10,9 @@
 * :mod:`.game`: :class:`.GameFilter`, whose budget is certified by the exact adaptive game
   (derived in this project, :mod:`reference.verify.game`);
 * :mod:`.dpsgd_game`: :class:`.DPSGDGameFilter`, a DP-SGD filter on a menu of subsampled-Gaussian
-  steps, whose budget is certified by the exact adaptive game (:mod:`reference.bounds.sgm_game`).
+  steps, whose budget is certified by the exact adaptive game (:mod:`reference.bounds.sgm_game`);
+* :mod:`.individual_game`: :class:`.IndividualDPSGDGameFilter`, per-example DP-SGD filters
+  (feldman2021 Algorithm 3) on the same game, and :func:`.individual_game.audit` of a recorded run.
 
 Every accountant parses its parameters exactly, decides exactly, is thread safe and saves
 its state as versioned JSON (``base._Accountant``; a keyed state carries the object's
@@ -34,6 +36,7 @@ from .rogers2016 import (
 )
 from .dpsgd_game import DPSGDGameFilter
 from .game import GameFilter
+from .individual_game import IndividualDPSGDGameFilter
 from .smith2022 import GaussianDPFilter
 from .whitehouse2023 import DPFilter, MixedFilter, Odometer, ZCDPFilter
 
@@ -43,5 +46,5 @@ __all__ = [
     "Lemma35Filter", "BasicFilter", "AdvancedFilter", "AdvancedFilterAsPrinted",
     "Lemma35Odometer", "BasicOdometer", "Lemma64Odometer", "AdvancedOdometer", "AdvancedOdometerAsPrinted",
     "RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter",
-    "GaussianDPFilter", "GameFilter", "DPSGDGameFilter",
+    "GaussianDPFilter", "GameFilter", "DPSGDGameFilter", "IndividualDPSGDGameFilter",
 ]

@@ -342,7 +342,8 @@ class _Accountant:
         return obj
 
     @classmethod
-    def _from_dict(cls, d, key: bytes | None = None):
+    def _check_envelope(cls, d, key: bytes | None) -> None:
+        """The checks every saved state passes before its body is read: key set, HMAC, schema, version, identity, digest."""
         name = cls.__name__
         if not isinstance(d, dict):
             raise ValueError(f"{name} state must be a JSON object, found {type(d).__name__}")
@@ -370,7 +371,10 @@ class _Accountant:
         body = {k: v for k, v in d.items() if k not in ("digest", "hmac")}
         if not isinstance(d["digest"], str) or d["digest"] != _digest(body):
             raise ValueError(f"{name} state digest mismatch: the data was modified or corrupted")
-        params = d["params"]
+
+    @classmethod
+    def _params_kw(cls, params) -> dict:
+        """The saved parameters parsed back (exact key set; each by :meth:`_param_from_json`)."""
         want = [p[0] for p in cls._PARAMS]
         if not isinstance(params, dict) or set(params) != set(want):
             raise ValueError(f"params must have exactly the keys {sorted(want)}, found {params!r}")
@@ -381,7 +385,13 @@ class _Accountant:
                 kw[pname] = None
             else:
                 kw[pname] = cls._param_from_json(pname, v, f"params.{pname}")
-        obj = cls._from_params(kw)
+        return kw
+
+    @classmethod
+    def _from_dict(cls, d, key: bytes | None = None):
+        name = cls.__name__
+        cls._check_envelope(d, key)
+        obj = cls._from_params(cls._params_kw(d["params"]))
         hist = d["history"]
         if not isinstance(hist, list):
             raise ValueError(f"history must be a list, found {type(hist).__name__}")

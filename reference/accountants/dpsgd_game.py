@@ -10,12 +10,11 @@ what was spent, the history, the certificate, the keyed save and restore of
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from ..bounds.sgm_game import SGMItem, sgm_menu_certificate
+from ..bounds.sgm_game import _KEYS, SGMItem, _costs, _menu, charged_index, sgm_menu_certificate
 from ..catalog import cites
 from ..precision import Domain, _describe, check
 from .base import BudgetExceeded, Remaining, _Accountant, _dec, _exact_json, _in
@@ -27,58 +26,6 @@ _NN = Domain.nonnegative()
 _U = Domain.open_unit()
 _U1 = Domain.half_open_unit()
 _BITS = Domain(lo=Fraction(1), hi=Fraction(30), lo_closed=True, hi_closed=True, integer=True)
-_COST = Domain.integers_from(1)
-_SPEC = re.compile(r"\s*(?:subsampled-gaussian|sgm)\s*:(.*)", re.IGNORECASE)
-_KEYS = ("q", "sigma", "scale")
-
-
-def _item(x, where: str) -> SGMItem:
-    """One menu item from an :class:`SGMItem`, a spec string or a dict; ``ValueError`` naming ``where`` and the parameter."""
-    if isinstance(x, SGMItem):
-        return x
-    if isinstance(x, str):
-        m = _SPEC.fullmatch(x)
-        if not m:
-            raise ValueError(f"{where} must be a spec like 'subsampled-gaussian:q=0.01,sigma=1.1[,scale=0.5]', found {x!r}")
-        d = {}
-        for tok in m.group(1).split(","):
-            k, eq, v = tok.partition("=")
-            k = k.strip().lower()
-            if not eq or k not in _KEYS or k in d:
-                raise ValueError(f"{where}: each parameter must be one of q=, sigma=, scale= (each once), found {tok.strip()!r} "
-                                 f"in {x!r}")
-            d[k] = v.strip()
-    elif isinstance(x, dict):
-        d = dict(x)
-    else:
-        raise ValueError(f"{where} must be an SGMItem, a spec string or a dict {{q, sigma, scale}}, found "
-                         f"{type(x).__name__} {_describe(x)}")
-    if not set(d) <= set(_KEYS) or not {"q", "sigma"} <= set(d):
-        raise ValueError(f"{where} must give q and sigma (and optionally scale), found the keys {sorted(map(str, d))}")
-    q = check(f"{where}.q", d["q"], _U1)
-    sigma = check(f"{where}.sigma", d["sigma"], _P)
-    scale = check(f"{where}.scale", d.get("scale", 1), _U1)
-    return SGMItem(q, sigma, scale)
-
-
-def _menu(menu) -> tuple[SGMItem, ...]:
-    if isinstance(menu, (str, dict, SGMItem)) or not hasattr(menu, "__iter__"):
-        raise ValueError(f"menu must be a non-empty list of items, found {type(menu).__name__} {_describe(menu)}")
-    items = tuple(_item(x, f"menu[{i}]") for i, x in enumerate(menu))
-    if not items:
-        raise ValueError("menu must be a non-empty list of items, found an empty one")
-    return items
-
-
-def _costs(costs, n: int) -> tuple[int, ...] | None:
-    if costs is None:
-        return None
-    if isinstance(costs, (str, bytes)) or not hasattr(costs, "__iter__"):
-        raise ValueError(f"costs must be None or a list of positive integers, found {_describe(costs)}")
-    out = tuple(int(check(f"costs[{i}]", c, _COST)) for i, c in enumerate(costs))
-    if len(out) != n:
-        raise ValueError(f"costs must have one entry per menu item ({n}), found {len(out)}")
-    return out
 
 
 @lru_cache(maxsize=16)
@@ -234,10 +181,7 @@ class DPSGDGameFilter(_Accountant):
         ``ValueError`` when no item dominates the step (it is outside the certificate).
         """
         q, sigma, scale = self._parse_step(q, sigma, scale)
-        best = None
-        for k, it in enumerate(self._p["menu"]):
-            if it.dominates(q, sigma, scale) and (best is None or self._p["charges"][k] < self._p["charges"][best]):
-                best = k
+        best = charged_index(self._p["menu"], self._p["charges"], q, sigma, scale)
         if best is None:
             raise ValueError(
                 f"no menu item dominates the step q = {q}, sigma = {sigma}, scale = {scale} (sigma/scale = "

@@ -29,6 +29,7 @@ Both are rigorous for every grid; the grid and the window only change how tight 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -37,12 +38,13 @@ from typing import Optional, Sequence
 import mpmath
 import numpy as np
 
-from ..catalog import cites
-from ..precision import Domain, check
+from ..catalog import Param, cites, register
+from ..precision import Domain, _describe, check
+from .game import MAX_BYTES
 from .pair_game import PairGameTable, StepLaw, pair_game
 
-__all__ = ["SGMItem", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs", "sgm_single_item_rounds",
-           "sgm_menu_certificate", "MAX_STEP_CELLS"]
+__all__ = ["SGMItem", "parse_menu", "charged_index", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs",
+           "sgm_single_item_rounds", "sgm_menu_certificate", "dpsgd_game_filter_budget", "MAX_STEP_CELLS"]
 
 ZDW, DGK = "zhu2022", "doroshenko2022"
 MAX_STEP_CELLS = 1 << 20
@@ -77,6 +79,96 @@ class SGMItem:
     def __str__(self) -> str:
         s = f"subsampled-gaussian:q={self.q},sigma={self.sigma}"
         return s + (f",scale={self.scale}" if self.scale != 1 else "")
+
+
+_SPEC = re.compile(r"\s*(?:subsampled-gaussian|sgm)\s*:(.*)", re.IGNORECASE)
+_KEYS = ("q", "sigma", "scale")
+_U1 = Domain.half_open_unit()
+_P = Domain.positive()
+_COST = Domain.integers_from(1)
+
+
+def _item(x, where: str) -> SGMItem:
+    """One menu item from an :class:`SGMItem`, a spec string or a dict; ``ValueError`` naming ``where`` and the parameter."""
+    if isinstance(x, SGMItem):
+        return x
+    if isinstance(x, str):
+        m = _SPEC.fullmatch(x)
+        if not m:
+            raise ValueError(f"{where} must be a spec like 'subsampled-gaussian:q=0.01,sigma=1.1[,scale=0.5]', found {x!r}")
+        d = {}
+        for tok in m.group(1).split(","):
+            k, eq, v = tok.partition("=")
+            k = k.strip().lower()
+            if not eq or k not in _KEYS or k in d:
+                raise ValueError(f"{where}: each parameter must be one of q=, sigma=, scale= (each once), found {tok.strip()!r} "
+                                 f"in {x!r}")
+            d[k] = v.strip()
+    elif isinstance(x, dict):
+        d = dict(x)
+    else:
+        raise ValueError(f"{where} must be an SGMItem, a spec string or a dict {{q, sigma, scale}}, found "
+                         f"{type(x).__name__} {_describe(x)}")
+    if not set(d) <= set(_KEYS) or not {"q", "sigma"} <= set(d):
+        raise ValueError(f"{where} must give q and sigma (and optionally scale), found the keys {sorted(map(str, d))}")
+    q = check(f"{where}.q", d["q"], _U1)
+    sigma = check(f"{where}.sigma", d["sigma"], _P)
+    scale = check(f"{where}.scale", d.get("scale", 1), _U1)
+    return SGMItem(q, sigma, scale)
+
+
+def _menu(menu) -> tuple[SGMItem, ...]:
+    if isinstance(menu, (str, dict, SGMItem)) or not hasattr(menu, "__iter__"):
+        raise ValueError(f"menu must be a non-empty list of items, found {type(menu).__name__} {_describe(menu)}")
+    items = tuple(_item(x, f"menu[{i}]") for i, x in enumerate(menu))
+    if not items:
+        raise ValueError("menu must be a non-empty list of items, found an empty one")
+    return items
+
+
+@cites(ZDW, "Proposition 30 (the Poisson-subsampled Gaussian steps a DP-SGD menu lists)")
+def parse_menu(spec) -> tuple[SGMItem, ...]:
+    """A menu from a spec string (items joined by ``;``, each ``subsampled-gaussian:q=Q,sigma=S[,scale=C]``) or a list.
+
+    Contract: the items in the order given, exact rationals; ``ValueError`` with a one-line reason
+    naming the item (``menu[i]``), the parameter, its domain and the value found.
+    """
+    if isinstance(spec, str):
+        parts = [x.strip() for x in spec.split(";")]
+        if not spec.strip() or any(not x for x in parts):
+            raise ValueError(f"menu must be items joined by ';' (e.g. 'subsampled-gaussian:q=0.1,sigma=0.5;"
+                             f"subsampled-gaussian:q=0.1,sigma=0.625'), found an empty item in {spec!r}")
+        return _menu(parts)
+    return _menu(spec)
+
+
+@cites(ZDW, "Proposition 30 / Theorem 10 (a step with q <= q_k and sigma/scale >= sigma_k/scale_k is dominated by "
+       "item k's pair)")
+def charged_index(menu, costs, q, sigma, scale=1):
+    """The index of the menu item a step (q, sigma, scale) is charged at, or ``None`` when no item dominates it.
+
+    Contract: the cheapest item that dominates the step (:meth:`reference.bounds.sgm_game.SGMItem.dominates`;
+    the first such item on a tie) -- the rule of :class:`reference.accountants.dpsgd_game.DPSGDGameFilter`, which charges with it.
+    Preconditions: ``menu`` a sequence of :class:`SGMItem`, ``costs`` one positive integer per item,
+    the step's parameters exact (rounding: the caller passes q and scale at their upper ends and
+    sigma at its lower end, so that the item found dominates the true step).
+    """
+    best = None
+    for k, it in enumerate(menu):
+        if it.dominates(q, sigma, scale) and (best is None or costs[k] < costs[best]):
+            best = k
+    return best
+
+
+def _costs(costs, n: int) -> tuple[int, ...] | None:
+    if costs is None:
+        return None
+    if isinstance(costs, (str, bytes)) or not hasattr(costs, "__iter__"):
+        raise ValueError(f"costs must be None or a list of positive integers, found {_describe(costs)}")
+    out = tuple(int(check(f"costs[{i}]", c, _COST)) for i, c in enumerate(costs))
+    if len(out) != n:
+        raise ValueError(f"costs must have one entry per menu item ({n}), found {len(out)}")
+    return out
 
 
 def _float_up(x: Fraction) -> float:
@@ -307,7 +399,7 @@ def _fixed_window(laws, costs, R_max: int, eps: Fraction, h: Fraction) -> tuple[
 @cites(ZDW, "Proposition 30 / Theorem 10")
 def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], *, bits: int = 8,
                     R_max: Optional[int] = None, window: Optional[tuple] = None, lower: bool = True,
-                    eta: Optional[Fraction] = None) -> SGMGameCertificate:
+                    eta: Optional[Fraction] = None, max_bytes: int = MAX_BYTES) -> SGMGameCertificate:
     """The largest budget B* of the filter "admit item k while costs[k] <= R" whose game value is <= delta in both directions.
 
     Contract: every fully adaptive analyst choosing, from the transcript, steps each dominated by a
@@ -319,6 +411,8 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     min_k c_k (k0_k + 1), which no menu containing item k can reach.
     Preconditions: eps > 0; 0 < delta < 1; items non-empty; costs positive integers.
     Rounding: the budget is certified (upper ends); the lower end is rounded down.
+    Memory: each game's rows over ``max_bytes`` are refused before they are allocated
+    (:class:`reference.bounds.game.GameMemoryError`, from :func:`reference.bounds.pair_game.pair_game`).
     """
     import time
 
@@ -338,7 +432,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     for direction in ("remove", "add"):
         laws = [sgm_law(it.q, it.sigma_eff, bits, eta, direction, "upper") for it in items]
         w = window or _window(laws, costs, R_max, eps, h)
-        t = pair_game(eps, h, laws, costs, R_max, window=w)
+        t = pair_game(eps, h, laws, costs, R_max, window=w, max_bytes=max_bytes)
         tables[direction] = t
         b = t.largest_budget(delta)
         if best is None or b < best:
@@ -350,7 +444,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
         for direction in ("remove", "add"):
             laws = [sgm_law(it.q, it.sigma_eff, bits, eta, direction, "lower") for it in items]
             w = window or _window(laws, costs, best + 1, eps, h)
-            t = pair_game(eps, h, laws, costs, best + 1, window=w)
+            t = pair_game(eps, h, laws, costs, best + 1, window=w, max_bytes=max_bytes)
             vals.append(t.lower(best + 1))
         lo_above = max(vals)
         decided = lo_above > delta
@@ -383,7 +477,8 @@ def default_costs(k0: Sequence[int], max_units: int = 64, tol: float = 0.02) -> 
 
 
 @cites(ZDW, "Proposition 30 / Theorem 10")
-def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: int = 64) -> int:
+def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: int = 64,
+                           max_bytes: int = MAX_BYTES) -> int:
     """k0: the largest number of steps of one item whose game value is certified <= delta (both directions).
 
     With one item, adaptivity is only the choice of when to stop, and continuing never lowers the
@@ -392,7 +487,7 @@ def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: i
     """
     R = int(start)
     while True:
-        c = sgm_game_budget(eps, delta, [item], [1], bits=bits, R_max=R, lower=False)
+        c = sgm_game_budget(eps, delta, [item], [1], bits=bits, R_max=R, lower=False, max_bytes=max_bytes)
         if c.budget < R:
             return c.budget
         if R > 1 << 26:
@@ -402,18 +497,64 @@ def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: i
 
 @cites(ZDW, "Proposition 30 / Theorem 10")
 def sgm_menu_certificate(eps, delta, items: Sequence[SGMItem], *, bits: int = 8, costs: Optional[Sequence[int]] = None,
-                         lower: bool = True) -> SGMGameCertificate:
+                         lower: bool = True, max_bytes: int = MAX_BYTES) -> SGMGameCertificate:
     """A menu's certificate with costs chosen from each item's own optimum (:func:`default_costs`), or the costs given.
 
     Contract: as :func:`sgm_game_budget`; ``extra["k0"]`` holds each item's single-item count k0_i at
     this grid and ``extra["share"]`` the fraction floor(B*/c_i)/k0_i a homogeneous run of item i keeps.
+    ``max_bytes`` caps every game's rows (:func:`sgm_game_budget`).
     """
     items = tuple(items)
-    k0 = [sgm_single_item_rounds(eps, delta, it, bits=bits) for it in items]
+    k0 = [sgm_single_item_rounds(eps, delta, it, bits=bits, max_bytes=max_bytes) for it in items]
     if costs is None:
         costs = default_costs([max(1, k) for k in k0])
     R_max = min((k + 1) * c for k, c in zip(k0, costs))
-    cert = sgm_game_budget(eps, delta, items, costs, bits=bits, R_max=R_max, lower=lower)
+    cert = sgm_game_budget(eps, delta, items, costs, bits=bits, R_max=R_max, lower=lower, max_bytes=max_bytes)
     cert.extra["k0"] = k0
     cert.extra["share"] = [(cert.budget // c) / k if k else None for c, k in zip(cert.costs, k0)]
     return cert
+
+
+_BITS = Domain(lo=Fraction(1), hi=Fraction(30), lo_closed=True, hi_closed=True, integer=True)
+
+
+@register("zhu2022_dpsgd_game_filter_budget", paper=ZDW,
+          result="Proposition 30 / Theorem 10 dominating pairs + the exact adaptive game (this project: Blackwell "
+                 "reduction, pessimistic discretisation)", direction="lower", returns="int",
+          summary="largest budget B* (cost units, default costs) of the DP-SGD filter on the menu {(q, sigma), (q, sigma2)} "
+                  "whose game value is certified <= delta in both add/remove directions",
+          params=(Param("eps", Domain.positive(), default="8", doc="target epsilon > 0"),
+                  Param("delta", Domain.open_unit(), default="0.001", doc="target delta in (0, 1)"),
+                  Param("q", Domain.half_open_unit(), default="0.1", doc="sampling rate of both menu items, in (0, 1]"),
+                  Param("sigma", Domain.positive(), default="0.5", doc="noise multiplier of the first menu item"),
+                  Param("sigma2", Domain.positive(), default="0.625", doc="noise multiplier of the second menu item"),
+                  Param("bits", _BITS, kind="integer", default="4",
+                        doc="loss grid 2^-bits, 1..30 (a tuning choice: valid at every grid, finer is tighter and slower)")),
+          provenance="derived", validity="valid",
+          note="Valid at every grid: the game value over fully adaptive analysts on the menu's dominating pairs bounds "
+               "every analyst whose steps are dominated by an item (Blackwell: dong2022 Prop. 2.12 / Thm 2.10; "
+               "reference.bounds.pair_game steps 1-6), the pessimistic split dominates each pair (doroshenko2022 "
+               "Thm 3.3), and every rounding is upward. Proof-tests: proofs/test_sgm_game.py (RR as one case of the "
+               "engine, one step against quadrature, one item against the certified PLD engine, a 50-digit recursion, "
+               "negative controls); falsifier claim DPSGD-GAME-FILTER (tests/test_dpsgd_probe.py: an adaptive analyst "
+               "on off-grid subsampled Gaussians, and the planted NC-DPSGD-* rules it refutes).")
+def dpsgd_game_filter_budget(eps, delta, q, sigma, sigma2, bits=4) -> int:
+    """The DP-SGD game filter's certified budget B* on the two-item menu {(q, sigma), (q, sigma2)} (default costs).
+
+    Contract: :func:`sgm_menu_certificate` on ``[SGMItem(q, sigma), SGMItem(q, sigma2)]`` at the grid
+    2^-bits, its ``budget``: the filter "admit a step charged c_k while spent + c_k <= B*" is
+    (eps, delta)-DP against every fully adaptive analyst whose steps are dominated by an item, in
+    both directions of add/remove adjacency (:class:`reference.accountants.dpsgd_game.DPSGDGameFilter`).
+    A lower bound on the largest such budget (direction "lower"): certified from upper ends of the
+    game value.  Preconditions: eps > 0, 0 < delta < 1, 0 < q <= 1, sigma, sigma2 > 0, bits an
+    integer in [1, 30].  ``ValueError`` names a bad parameter.
+
+    >>> dpsgd_game_filter_budget("8", "0.001", "0.1", "0.5", "0.625", 3)
+    104
+    """
+    eps = check("eps", eps, Domain.positive())
+    delta = check("delta", delta, Domain.open_unit())
+    q = check("q", q, Domain.half_open_unit())
+    items = (SGMItem(q, check("sigma", sigma, Domain.positive())), SGMItem(q, check("sigma2", sigma2, Domain.positive())))
+    b = int(check("bits", bits, _BITS))
+    return sgm_menu_certificate(eps, delta, items, bits=b, lower=False).budget

@@ -18,7 +18,7 @@ __all__ = ["EXTENSIONS", "build_parser", "subcommands", "main"]
 #: which registers a parser whose ``func`` default returns the exit status.
 EXTENSIONS: tuple[str, ...] = ("reference.cli.simulations", "reference.cli.martingales", "reference.cli.verify",
                                "reference.cli.figures", "reference.cli.falsify", "reference.cli.check",
-                               "reference.cli.plan", "reference.cli.game")
+                               "reference.cli.plan", "reference.cli.game", "reference.cli.individual_audit")
 
 
 def _add_extensions(sub) -> list[str]:

@@ -32,7 +32,7 @@ def _check_limited(steps, args, seconds: float):
     when it is killed the verdict is formed here from the brackets it reported (trivial where none)."""
     import time
 
-    from ..profiles.check import check
+    from ..profiles.check import check, intersect
 
     kw = dict(tol=args.tol, binary=args.binary, dps=args.dps, precision=args.precision)
     end = time.monotonic() + seconds
@@ -43,8 +43,10 @@ def _check_limited(steps, args, seconds: float):
     done, v, partials = run_in_child(work, seconds=seconds)
     if done:
         return v
-    latest = {b.quantity: b for b in partials}
-    return check(steps, args.eps, args.delta, deadline=0.0, known=(latest.get("delta"), latest.get("eps")), **kw)
+    best: dict = {}
+    for b in partials:  # every reported bracket is certified for this claim: keep their intersection
+        best[b.quantity] = intersect(best.get(b.quantity), b)
+    return check(steps, args.eps, args.delta, deadline=0.0, known=(best.get("delta"), best.get("eps")), **kw)
 
 
 def _check(args) -> int:

@@ -56,6 +56,9 @@ def _detail(r) -> str:
             out.append(f"  target {ce['target']} ({ce['target_description']}), adversary {ce['adversary']}, "
                        f"menu {{{', '.join(ce['menu'])}}}, first move: item {ce['first_move']}; "
                        f"game value <= {ce['game_value_upper']}")
+        elif ce.get("engine") == "dpsgd_probe":
+            out.append(f"  target {ce['target']} ({ce['target_description']}), adversary {ce['adversary']}, steps "
+                       f"{{{', '.join(ce['attack_steps'])}}} charged {ce['charges']}; game value <= {ce['game_value_upper']}")
         elif "menu" in ce:
             out.append(f"  target {ce['target']} ({ce.get('target_description', '')}), adversary {ce['adversary']} "
                        f"(backward induction, replayed in the exact verifier), menu eps = {{{', '.join(ce['menu'])}}}, "

@@ -3,7 +3,10 @@
 The workload is one cycle in the syntax of ``fullyadaptive check`` (the old plan syntax is a
 deprecated alias); the computation is :func:`reference.profiles.workload.plan_workload` (the
 optimum number of cycles k*, exact or a certified bracket, beside the filters' rounds of
-:func:`reference.bounds.planner.plan`).
+:func:`reference.bounds.planner.plan`).  A cycle of subsampled-Gaussian steps gets the DP-SGD game filter's row
+on ``--menu`` (default: the cycle's items) at the grid 2^-``--bits`` and a Renyi filter's
+(:mod:`reference.profiles.sgm_plan`); the game's certificate is computed in a worker process stopped at the
+time left.
 """
 from __future__ import annotations
 
@@ -29,17 +32,40 @@ def _bracket_in_child(steps, eps, seconds):
     return b
 
 
+def _certificate_in_child(eps, delta, items, bits, max_bytes, seconds):
+    """The DP-SGD menu's certificate (:func:`reference.bounds.sgm_game.sgm_menu_certificate`) in a worker process killed
+    after ``seconds`` (:func:`reference.cli.common.run_in_child`); ``TimeoutError`` then."""
+    from ..bounds.sgm_game import sgm_menu_certificate
+    from .common import run_in_child
+
+    done, cert, _ = run_in_child(lambda e, d, it, b, m, report: sgm_menu_certificate(e, d, it, bits=b, max_bytes=m),
+                                 (eps, delta, items, bits, max_bytes), seconds=seconds if seconds is not None else 1e9)
+    if not done:
+        raise TimeoutError(seconds)
+    return cert
+
+
 def _plan(args) -> int:
     from ..precision import compact_text
     from ..bounds.game import MAX_BYTES
+    from ..profiles.sgm_plan import MENU_BITS
     from ..profiles.workload import plan_workload, render_workload_plan
     from .common import UsageError, build_info, error_line, parse_memory, parse_seconds
 
     try:
         seconds = parse_seconds(args.max_seconds)
         cap = min(MAX_BYTES, parse_memory(args.max_memory))
+        if args.bits is not None and args.menu is None:
+            from ..profiles.sgm_plan import sgm_cycle
+            from ..profiles.workload import parse_cycle
+
+            if sgm_cycle(parse_cycle(args.workload)[0]) is None:
+                raise UsageError("--bits is the DP-SGD game's grid: it needs a workload of subsampled-gaussian steps "
+                                 "(or --menu)")
         p = plan_workload(args.eps, args.delta, args.workload, max_evaluations=args.max_evaluations,
-                          max_seconds=seconds, max_bytes=cap, evaluate=_bracket_in_child)
+                          max_seconds=seconds, max_bytes=cap, evaluate=_bracket_in_child, menu=args.menu,
+                          bits=MENU_BITS if args.bits is None else args.bits,
+                          certify=_certificate_in_child)
     except (UsageError, ValueError, TypeError, OSError) as exc:
         print(error_line("plan", str(exc)), file=sys.stderr)
         return 2
@@ -87,6 +113,14 @@ def add_cli(sub) -> list[str]:
                    help="memory for the game filter's rows (e.g. 500M, 2G; also capped by "
                         "reference.bounds.game.MAX_BYTES = 900 MiB); a game over it is printed as not computed, "
                         "with its estimate (default 2G)")
+    p.add_argument("--menu", default=None, metavar="SPEC",
+                   help="the DP-SGD game filter's menu, for a workload of subsampled-gaussian steps: items joined by ';', "
+                        "e.g. 'subsampled-gaussian:q=0.1,sigma=0.5;subsampled-gaussian:q=0.1,sigma=0.625' (optional "
+                        ",scale=C <= 1); every workload step must be dominated by an item (q <= item q, sigma/scale >= "
+                        "item sigma/scale). Default: the workload's own items")
+    p.add_argument("--bits", type=int, default=None, metavar="N",
+                   help="the DP-SGD game's loss grid 2^-N, an integer in [1, 30] (finer: tighter and slower; default "
+                        "reference.profiles.sgm_plan.MENU_BITS = 6)")
     p.add_argument("--json", action="store_true", help="print the plan as JSON (with version and commit)")
     p.set_defaults(func=_plan)
     return ["plan"]

@@ -14,6 +14,7 @@ from .claims import CLAIMS, FORMER_CLAIM_IDS, Claim
 from .engine import adversaries_for, run
 from .game_probes import run_game_probes
 from .natural_probe import run_natural_probe
+from .dpsgd_probe import run_dpsgd_probe
 from .laws import StepLaw, dp_candidates
 
 __all__ = ["ClaimResult", "falsify", "get_claim", "claim_ids"]
@@ -180,4 +181,4 @@ def _probe_space(pr, n_menus: int) -> dict:
             "horizon": pr.horizon, "menus": n_menus, "pairs": pr.pairs, "max_laws_per_step": pr.max_laws}
 
 
-_ = (mpmath, StepLaw, run_natural_probe)   # importing natural_probe registers its claim
+_ = (mpmath, StepLaw, run_natural_probe, run_dpsgd_probe)   # importing natural_probe and dpsgd_probe registers their claims

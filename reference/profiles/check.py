@@ -16,9 +16,14 @@ laplace, several scales     [best sub-composition, optimal pure-DP composition] 
 subsampled-gaussian         [binary / PLD lower, min(MTZ19 RDP, certified PLD) upper]      no
 several sgm items           [best single item, summed RDP / the PLD hook]                  no
 zcdp (+ gaussian)           [Gaussian with the same rho, improved zCDP conversion]         no
+sgm + gaussian/laplace/rr   [the above, tightened by the PLD of every item's pair]         no
 any mixture                 [best exact sub-composition, summed integer-order RDP]         no
 ==========================  =============================================================  =====
 
+A mixture of subsampled-Gaussian items with Gaussian, Laplace, randomized-response or (eps, delta)-DP items (no
+zCDP) is also composed by the PLD engine, every item's dominating pair on one grid (:mod:`.sgm_pld`, docstring step
+7): ``subsampled-gaussian:q=0.1,sigma=1x10+laplace:b=2x5`` at delta = 1e-5 has eps in [4.5555, 4.5774] there, where
+the best sub-composition and the summed RDP curves gave [2.848, 5.279].
 Subsampled-Gaussian items first pass a closed-form front door (``_sgm_front``, :mod:`.sgm_closed`: one step's
 exact profile below, the composed Gaussian with mu^2 = sum k_i/sigma_i^2 and the total variation bound above); when
 it settles the question -- a claim decided, eps(delta) = 0 certified, a bracket within the requested precision, or
@@ -71,7 +76,7 @@ from . import concentration as conc
 from . import dp_events, pure_dp, subsampled_gaussian as sgm
 from .conversions import Bracket, integer_order_delta, integer_order_eps, round_down, round_up
 
-__all__ = ["Step", "parse_spec", "profile", "check", "Verdict", "MECHANISMS", "event_for", "event_to_spec"]
+__all__ = ["Step", "parse_spec", "profile", "check", "intersect", "Verdict", "MECHANISMS", "event_for", "event_to_spec"]
 
 P = Domain.positive()
 NN = Domain.nonnegative()
@@ -577,9 +582,9 @@ def _sgm_pld_phases(steps, quantity: str, at: Fraction):
 
     if sum(s.count for s in steps) > sgm_pld.K_MAX or (quantity == "delta" and at > PLD_EPS_MAX):
         return None
-    if any(s.p("sigma") < Fraction(1, 1000) for s in steps):
+    phases = [_pld_phase(s) for s in steps]
+    if any(isinstance(ph, tuple) and ph[1] < Fraction(1, 1000) for ph in phases):
         return None
-    phases = [(s.p("q"), s.p("sigma"), s.count) for s in steps]
     kw = {}
     hint = _PLD_HINT.get()
     if hint is not None and 0 < hint[1] < 1:
@@ -598,6 +603,28 @@ def _sgm_pld_phases(steps, quantity: str, at: Fraction):
             return None
         raise
     return comp.delta_bracket(at) if quantity == "delta" else comp.eps_bracket(at)
+
+
+def _pld_phase(s: Step):
+    """The PLD engine's phase of an item (:mod:`.sgm_pld`, docstring step 7): a subsampled Gaussian (q, sigma, k); a
+    Gaussian of noise sigma at sensitivity s the phase (1, sigma/s, k); Laplace and (eps, delta)-DP / randomized
+    response steps a :class:`.sgm_pld.PairPhase`."""
+    from .sgm_pld import PairPhase
+
+    m = s.mechanism
+    if m == "subsampled-gaussian":
+        return (s.p("q"), s.p("sigma"), s.count)
+    if m == "gaussian":
+        return (Fraction(1), s.p("sigma") / s.p("sensitivity"), s.count)
+    if m == "laplace":
+        return PairPhase("laplace", s.p("sensitivity") / s.p("b"), Fraction(0), s.count)
+    if m in ("rr", "dp"):
+        return PairPhase("dp", s.p("eps"), s.p("delta"), s.count)
+    raise ValueError(f"no PLD phase for the mechanism {m!r} (internal)")
+
+
+#: the kinds the PLD engine composes with subsampled-Gaussian items (:func:`_pld_phase`); zCDP items have no pair
+PLD_KINDS = frozenset({"subsampled-gaussian", "gaussian", "laplace", "dp"})
 
 
 def _sgm_pld(s: Step, quantity: str, at: Fraction):
@@ -685,10 +712,13 @@ def _sgm_front(steps, quantity: str, at: Fraction, dps: int) -> tuple[Bracket | 
 
 def _sgm_bracket(steps, quantity: str, at: Fraction, dps: int) -> Bracket:
     """Subsampled-Gaussian items (module docstring table); counts are never expanded.  The closed forms come first
-    (:func:`_sgm_front`): when they settle the question the other routes are not run, else they tighten them."""
+    (:func:`_sgm_front`): when they settle the question the other routes are not run, else they tighten them (and
+    are reported at once as a partial answer, :func:`_partial`, in case the slower routes run out of time)."""
     front, final = _sgm_front(steps, quantity, at, dps)
     if final:
         return front
+    if front is not None:
+        _partial(steps, quantity, at, front)
     return _tighter(_sgm_routes(steps, quantity, at, dps), front)
 
 
@@ -829,6 +859,29 @@ def _decisive_lower(c: Bracket | None) -> bool:
     return c is not None and c.lo > 0
 
 
+#: (steps, quantity, at, report) of the bracket :func:`check` is computing, or None: a route that has a certified bracket
+#: of that very question before its slower routes finish passes it to ``report`` (:func:`_partial`)
+_PARTIAL: contextvars.ContextVar = contextvars.ContextVar("partial", default=None)
+
+
+def _partial(steps, quantity: str, at: Fraction, b: Bracket) -> None:
+    """Report ``b`` as a partial answer when it answers the question :func:`check` is computing (the same merged
+    steps, quantity and point; a sub-composition's or another point's bracket is never reported)."""
+    want = _PARTIAL.get()
+    if want is not None and want[0] == _merge(steps) and want[1] == quantity and want[2] == at:
+        want[3](b)
+
+
+def intersect(a: Bracket | None, b: Bracket | None) -> Bracket | None:
+    """Two certified brackets of the same quantity, intersected (the larger lower end, the smaller upper end, each
+    naming its source); None where both are None."""
+    if a is None:
+        return b
+    if b is not None and a.quantity != b.quantity:
+        raise ValueError(f"brackets of different quantities: {a.quantity!r} and {b.quantity!r}")
+    return _tighter(a, b) if b is not None else a
+
+
 def _group_bracket(steps, quantity, at, dps) -> Bracket:
     """The profile of a composition (module docstring table), tightened by the moment bracket where it is not exact.
 
@@ -903,9 +956,13 @@ def _group_bracket_routes(steps, quantity, at, dps) -> Bracket:
     if hi is None:
         hi = cl.INF if quantity == "eps" else mpmath.mpf(1)
     lo = max(lows) if lows else mpmath.mpf(0)
-    return Bracket(quantity, lo, max(hi, lo), False, "bracket",
+    base = Bracket(quantity, lo, max(hi, lo), False, "bracket",
                    lo_source="the largest exactly known sub-composition (dropping mechanisms is post-processing)",
                    hi_source="summed integer-order RDP curves + improved conversion (balle2020hyp Thm 21)")
+    if "subsampled-gaussian" in kinds and kinds <= PLD_KINDS:
+        # the certified PLD of the whole mixture (every item's pair on one grid, sgm_pld docstring step 7)
+        return _tighter(base, _sgm_pld_phases(steps, quantity, at))
+    return base
 
 
 def profile(spec, quantity: str, at, *, binary: bool = False, dps: int = 20, precision=None) -> Bracket:
@@ -1050,12 +1107,24 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, 
     while not late("delta bracket"):
         toks = _PLD_HINT.set((e, d)), _PLD_PRECISION.set(prec), _CONC_MEMO.set({})
         try:
-            db = _group_bracket(steps, "delta", e, dps)
+            if report is not None:
+                ptok = _PARTIAL.set((steps, "delta", e, report))
+            try:
+                db = intersect(_group_bracket(steps, "delta", e, dps), db)
+            finally:
+                if report is not None:
+                    _PARTIAL.reset(ptok)
             if report is not None:
                 report(db)
             if late("eps bracket"):
                 break
-            eb = _group_bracket(steps, "eps", d, dps)
+            if report is not None:
+                ptok = _PARTIAL.set((steps, "eps", d, report))
+            try:
+                eb = intersect(_group_bracket(steps, "eps", d, dps), eb)
+            finally:
+                if report is not None:
+                    _PARTIAL.reset(ptok)
             if report is not None:
                 report(eb)
         finally:

@@ -59,7 +59,8 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    right end b_(i+1) is a root of P[b_i, x] - e^(g h) Q[b_i, x] (a safeguarded Newton iteration in
    64-bit Arb -- a choice), then the bucket's masses are computed at full precision in Arb and
    ``|l_B - g_B h| <= dev`` is certified (a bucket with deviation above DEV_MAX = 2^-36 is dropped;
-   so is everything above the last bucket).  Bucketing is a post-processing, so the bucketed
+   so is everything above the last bucket, and a stretch between two buckets where the whole tail
+   above the previous one cannot reach the next grid value, as when q is far below h).  Bucketing is a post-processing, so the bucketed
    pair (P_B, Q_B) is dominated by (P, Q) and its K-fold composition by the true one.  Each atom
    is then shrunk to the exact ratio: P''_B = min(P_B, e^(g h) Q_B), Q''_B = P''_B e^(-g h), so
    P'' <= P_B and Q'' <= Q_B atom by atom, with the recorded loss g h within dev of l_B.  For the
@@ -86,6 +87,24 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    operation is a single IEEE-754 operation (elementwise, or a sequential cumulative sum),
    and every choice (grid, cuts, fixed point, the optimistic buckets' ends) is made in
    deterministic 53-bit mpmath or 64-bit Arb, so the results are bit-identical on every machine.
+7. Other mechanisms (derived here; :class:`PairPhase`).  A run may interleave subsampled-Gaussian
+   phases with Gaussian steps (the phase q = 1), Laplace steps and (eps, delta)-DP steps
+   (randomized response at delta = 0).  Each of the latter has a dominating pair that dominates
+   in both orders (Laplace: (Lap(0, b), Lap(s, b)), whose two orders have the same loss law;
+   (eps, delta)-DP: the four-atom pair of Kairouz, Oh, Viswanath 2015, Thm 2.1), and the product
+   of the items' pairs dominates the adaptive composition in each order as in step 2 (Zhu-Dong-Wang
+   2022, Lemma 13; the order is fixed for the whole run, so the max over the two orders is taken
+   once at the end).  Its loss law is known in closed form (:func:`_pair_pieces`): atoms, and for
+   Laplace a density on (-eps, eps) whose bucket [u, v] has likelihood ratio exactly
+   e^((u + v)/2).  Upper end: the buckets are the grid cells (every loss of a cell lies between
+   its grid points) and each atom is split as in step 2; the (eps, delta)-DP pair's atoms at
+   infinite loss (P-mass delta at +inf, Q-mass delta at -inf) are unknown-place mass (f <= 1).
+   Lower end: cells centred on the grid points, each atom recorded at the nearest grid loss g h
+   and shrunk to that exact ratio as in step 5, so the step's certified deviation is at most h/2
+   (0 for the inner Laplace cells, h/2 at worst for the atoms at +-eps off the grid) and enters
+   the lower end's eps shift k dev, a first-order term: :func:`choose_bits` keeps it below the
+   target width; the delta atoms are dropped (a sub-measure).  Both vectors are then composed
+   with the others exactly as in steps 3-6.
 
 Grid and cost: ``bits`` (h = 2^-bits) is chosen from the request so that the bracket's width,
 about K h^2 in eps, is about 0.8 ``precision`` x eps (:func:`choose_bits`; refined once from the
@@ -114,11 +133,11 @@ from ..catalog import Param, register
 from ..precision import DEFAULT_DPS, Domain, check, check_dps
 from .conversions import Bracket, round_down, round_up
 
-__all__ = ["PLDComposition", "sgm_pld", "sgm_pld_phases", "sgm_pld_delta_bracket", "sgm_pld_eps_bracket",
+__all__ = ["PLDComposition", "PairPhase", "sgm_pld", "sgm_pld_phases", "sgm_pld_delta_bracket", "sgm_pld_eps_bracket",
            "sgm_pld_delta", "choose_bits", "loss_spread", "resolves", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
 
 #: bumped whenever a change could alter a computed digit (golden files record it)
-ENGINE_VERSION = "4"
+ENGINE_VERSION = "5"
 K_MAX = 10 ** 6
 #: the largest certified loss deviation ``|l_B - g_B h|`` of a bucket kept in the optimistic vector (others are dropped)
 DEV_MAX = Fraction(1, 1 << 36)
@@ -732,6 +751,13 @@ class _BucketSolver:
         t = (2 * x - 1) / (2 * self.sa * self.sa)
         return ((t.exp() * self.qa + self.one_q).log() if self.q < 1 else t).mid()
 
+    def restart(self, g_idx: int, lam: Fraction):
+        """An exact dyadic point whose loss is about c + (g - lam) h, where a bucket aiming at the grid value
+        c + g h may start when the whole tail above the previous bucket cannot reach it (None below the infimum)."""
+        with _Prec(64):
+            x = self.x_of(self.c + (self.arb(g_idx) - _arb_q(_flint(), lam)) / (1 << self.bits))
+            return None if x is None else _frac_mid(x)
+
     def solve(self, a, Ta, g_idx: int):
         """(b, status): b an exact dyadic right end of the bucket [a, b] (a = None: from -infinity) with ratio e^(g h),
         status 'ok'; or (None, 'skip') when the bucket would be narrower than h/16 in the loss (slow to solve, little
@@ -796,6 +822,37 @@ class _BucketSolver:
         return _frac_mid(x), "ok"
 
 
+#: where a bucket may restart below the grid value c + j h it aims at, in grid steps (:func:`_lstep`)
+_RESTARTS = (Fraction(1, 2), Fraction(1, 4), Fraction(1, 8), Fraction(1, 16))
+
+
+def _bulk_offset(qf: float, sf: float, bits: int, default: Fraction) -> tuple[Fraction, Fraction | None]:
+    """The optimistic grid's offset c when q is below the grid step h (a deterministic float choice, never trusted: the
+    caller certifies log(1 - q) < c < 0 and every bucket's deviation).
+
+    The bucket from -infinity has ratio e^c < 1 and ends where its ratio P(X <= a)/Q(X <= a) = 1 - q + q Phi((a - 1)/
+    sigma)/Phi(a/sigma) is e^c.  When q is far below h, the midpoint rule c = log(1 - q)/2 ends it near the middle of
+    the bulk, and the tail above it, whose mass sits at losses far below h, has a ratio below e^h as a whole: no bucket
+    with a grid ratio fits there and the lower end collapses to 0.  So the bucket from -infinity is made to take the
+    bulk up to the first point a = x(lam h) (lam = 1/2, 5/8, ..., the point of pointwise loss lam h) whose tail has a
+    ratio above e^h (with 1% to spare), and c is its ratio's logarithm: returns (c, a), the bucket's right end a an
+    exact dyadic (a Newton solve could not place it: the bucket's ratio is flat in its end to 1e-15 there), or
+    (``default``, None) where no such point is found."""
+    r2 = sf * math.sqrt(2)
+    h = 2.0 ** -bits
+    for lam in (0.5, 0.625, 0.75, 0.8125, 0.875, 0.9375, 0.96875):
+        a = sf * sf * _D.log((float(_D.c.expm1(lam * h)) + qf) / qf) + 0.5
+        s1, s0 = _D.erfc((a - 1) / r2) / 2, _D.erfc(a / r2) / 2  # upper tails of N(1, s^2), N(0, s^2) at a
+        if not s0 > 1e-300:
+            break
+        if qf * (s1 / s0 - 1) >= 1.01 * float(_D.c.expm1(h)):
+            one_r = (s1 - s0) / (1 - s0)  # 1 - Phi((a - 1)/sigma)/Phi(a/sigma), without cancellation
+            if 1e-290 / qf < one_r < 1 - 1e-6:
+                return Fraction(_D.log1p(-qf * one_r)), Fraction(a)
+            break
+    return default, None
+
+
 @lru_cache(maxsize=32)
 def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t: int = 1) -> _LStep:
     """The optimistic vector of one step (module docstring, step 5): a bucketing (a post-processing) whose buckets have
@@ -810,8 +867,12 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
         # interval about half a grid step above the loss's infimum (a bucket like the others)
         lq = _D.log1p(-qf)
         c = Fraction(lq + min(2.0 ** -bits, -lq) / 2)
+        if -lq < 2.0 ** -bits:
+            c, bulk_end = _bulk_offset(qf, sf, bits, c)
+        else:
+            bulk_end = None
     else:
-        c = Fraction(0)
+        c, bulk_end = Fraction(0), None
     solver = _BucketSolver(q, s, bits, x_top, c)
     prec = max(96, F + 40)
     with _Prec(prec) as fl:
@@ -843,7 +904,27 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
         idx, vals, ends = [], [], []
         dev = arb(0)
         while True:
-            b, status = solver.solve(a, Ta, j)
+            if bulk_end is not None:  # the bucket from -infinity of a tiny q (:func:`_bulk_offset`)
+                b, status, bulk_end = bulk_end, "ok", None
+            else:
+                b, status = solver.solve(a, Ta, j)
+            # the tail above a cannot reach the grid value c + j h as a whole (q far below the grid step: its mass
+            # sits just above a, at losses a fraction of h below c + j h): leave out the stretch up to the point of
+            # loss c + (jj - lam) h (a sub-measure; jj = j, j + 1, j + 2) and start a bucket aiming at c + jj h there
+            for jj, lam in ((jj, lam) for jj in (j, j + 1, j + 2) for lam in _RESTARTS):
+                if status != "end":
+                    break
+                a2 = solver.restart(jj, lam)
+                if a2 is None or a2 >= x_top:
+                    break
+                if a is not None and a2 <= a:
+                    continue
+                Ta2 = T(a2)
+                b2, st2 = solver.solve(a2, Ta2, jj)
+                if st2 != "end":
+                    gP, gQ = _between(Ta, Ta2)
+                    dropP, dropQ = dropP + gP, dropQ + gQ
+                    a, Ta, b, status, j = a2, Ta2, b2, st2, jj
             if status == "skip":
                 j += 1
                 continue
@@ -885,6 +966,166 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
     Z = Fraction(0)
     V = _Vec(_to_limbs(dense, L), j0, Z if t < 2 else None, Z if t > 0 else None, F, 1, bits, t, down=True, shift=c)
     return _LStep(V, dev, len(idx), dropP, dropQ, tuple(ends), c)
+
+
+# ---------------------------------------------------------------------------
+# Other mechanisms on the same grid (docstring step 7)
+# ---------------------------------------------------------------------------
+
+PAIR_KINDS = ("laplace", "dp")
+
+
+@dataclass(frozen=True)
+class PairPhase:
+    """``k`` steps of a mechanism with an exactly known dominating pair of bounded loss, composed with subsampled-Gaussian
+    phases by the same engine (module docstring, step 7).
+
+    ``kind`` "laplace": Laplace noise of scale b on a query of L1 sensitivity s, ``eps`` = s/b (the pair
+    (Lap(0, b), Lap(s, b)), both orders alike); "dp": the (eps, delta)-DP pair (Kairouz, Oh, Viswanath 2015, Thm 2.1:
+    it dominates every (eps, delta)-DP mechanism in both orders), randomized response when delta = 0.  A Gaussian
+    step is the phase (1, sigma / sensitivity, k) (q = 1)."""
+
+    kind: str
+    eps: Fraction
+    delta: Fraction
+    k: int
+
+    def text(self) -> str:
+        return f"{self.kind}(eps={self.eps}, delta={self.delta})x{self.k}"
+
+
+def _steps_of(ph) -> int:
+    return ph.k if isinstance(ph, PairPhase) else int(ph[2])
+
+
+def _sgm_phases(phases) -> tuple:
+    return tuple(ph for ph in phases if not isinstance(ph, PairPhase))
+
+
+def _pair_pieces(ph: PairPhase, bits: int, fl, centered: bool):
+    """The atoms (P-mass as an Arb ball, exact loss l) of one step's pair after a bucketing, with the P- and Q-mass at
+    infinite losses (the (eps, delta)-DP pair's delta atoms: P-mass delta at loss +inf, Q-mass delta at loss -inf).
+
+    Laplace (eps = s/b, P = Lap(0, b), Q = Lap(s, b), loss l(x) = (|x - s| - |x|)/b): atoms at l = eps (P-mass 1/2,
+    x <= 0) and l = -eps (P-mass e^(-eps)/2, x >= s); on (-eps, eps) the loss has P-density e^((l - eps)/2)/4 and
+    Q-density e^(-(l + eps)/2)/4, so a bucket [u, v] has P-mass e^(-eps/2)(e^(v/2) - e^(u/2))/2 and Q-mass
+    e^(-eps/2)(e^(-u/2) - e^(-v/2))/2: its likelihood ratio is exactly e^((u + v)/2), the bucket is an atom at its
+    midpoint.  The buckets are the grid cells [a h, (a + 1) h] (``centered`` False: every loss of a cell lies between
+    its two grid points, as the split of step 2 needs) or the cells [(a - 1/2) h, (a + 1/2) h] (``centered``: inner
+    atoms land on the grid exactly, for step 5), cut at +-eps."""
+    arb = fl.arb
+    e = ph.eps
+    h = Fraction(1, 1 << bits)
+    if ph.kind == "dp":
+        one = 1 - _arb_q(fl, ph.delta)
+        if e == 0:
+            return [(one, Fraction(0))], ph.delta
+        ee = _exp_arb(fl, e)
+        return [(one * ee / (1 + ee), e), (one / (1 + ee), -e)], ph.delta
+    half = arb(1) / 2
+    base = _exp_arb(fl, -e / 2) * half
+    pieces = [(half, e), (half * _exp_arb(fl, -e), -e)]
+    off = Fraction(1, 2) if centered else Fraction(0)
+    a = math.floor(-e / h + off)
+    u = -e
+    while u < e:
+        v = min(e, (a + 1 - off) * h)
+        if v > u:
+            pieces.append((base * (_exp_arb(fl, v / 2) - _exp_arb(fl, u / 2)), (u + v) / 2))
+        u = v
+        a += 1
+    return pieces, Fraction(0)
+
+
+def _pair_n(ph: PairPhase, bits: int) -> int:
+    """The number of grid values one step of the pair occupies (its buckets are checked against MAX_LEN)."""
+    return 2 * math.ceil(ph.eps * (1 << bits)) + 3
+
+
+@lru_cache(maxsize=64)
+def _pair_step(ph: PairPhase, bits: int, F: int, t: int = 1) -> _Step:
+    """The pessimistic split vector of one step of the pair (docstring steps 2 and 7) under the tilt t."""
+    n = _pair_n(ph, bits)
+    if n > MAX_LEN:
+        raise ValueError(f"the grid 2^-{bits} needs {n} values for one step of {ph.text()} (more than MAX_LEN = "
+                         f"{MAX_LEN}); use a coarser grid (fewer bits)")
+    h = Fraction(1, 1 << bits)
+    j0 = math.floor(-ph.eps / h)
+    acc: dict[int, object] = {}
+    with _Prec(max(96, F + bits + 48)) as fl:
+        arb = fl.arb
+        scale = arb(1 << F)
+        pieces, dinf = _pair_pieces(ph, bits, fl, centered=False)
+        for pm, l in pieces:
+            a = math.floor(l / h)
+            if a * h == l:
+                acc[a] = acc.get(a, 0) + pm * _exp_arb(fl, -t * a * h / 2)
+                continue
+            # split (step 2): P'((a+1) h) = P (e^(-a h) - e^(-l)) / (e^(-a h) - e^(-(a+1) h)), P'(a h) = P - P'((a+1) h)
+            ea, eb, el = _exp_arb(fl, -a * h), _exp_arb(fl, -(a + 1) * h), _exp_arb(fl, -l)
+            pu = pm * (ea - el) / (ea - eb)
+            acc[a] = acc.get(a, 0) + (pm - pu) * _exp_arb(fl, -t * a * h / 2)
+            acc[a + 1] = acc.get(a + 1, 0) + pu * _exp_arb(fl, -t * (a + 1) * h / 2)
+        lo = min(acc)
+        vals = [0] * (max(acc) - lo + 1)
+        for a, v in acc.items():
+            vals[a - lo] = _ceil_fix(v * scale)
+    if lo < j0:  # pragma: no cover - every loss is at least -eps
+        raise ArithmeticError("a pair atom below the step's least loss (internal)")
+    L = -(-(F + 2) // 64)
+    UP = dinf if t < 2 else None
+    UQ = dinf if t > 0 else None
+    one = (Fraction(1) - dinf, Fraction(1) - dinf)
+    return _Step(_Vec(_to_limbs(vals, L), lo, UP, UQ, F, 1, bits, t), one, one, len(pieces))
+
+
+@lru_cache(maxsize=64)
+def _pair_lstep(ph: PairPhase, bits: int, F: int, t: int = 1) -> _LStep:
+    """The optimistic vector of one step of the pair (docstring steps 5 and 7): each atom (loss l) is recorded at the
+    nearest grid loss g h and shrunk to that exact ratio, P'' = min(P, e^(g h) Q) = P min(1, e^(g h - l)),
+    Q'' = P'' e^(-g h); the deviation |l - g h| <= h/2 (0 for the inner Laplace atoms, whose cells are centred on the
+    grid) enters the lower end's eps shift; the delta atoms are dropped (a sub-measure); entries rounded down."""
+    n = _pair_n(ph, bits)
+    if n > MAX_LEN:
+        raise ValueError(f"the grid 2^-{bits} needs {n} values for one step of {ph.text()} (more than MAX_LEN = "
+                         f"{MAX_LEN}); use a coarser grid (fewer bits)")
+    h = Fraction(1, 1 << bits)
+    acc: dict[int, object] = {}
+    dev = Fraction(0)
+    with _Prec(max(96, F + bits + 48)) as fl:
+        arb = fl.arb
+        scale = arb(1 << F)
+        pieces, dinf = _pair_pieces(ph, bits, fl, centered=True)
+        for pm, l in pieces:
+            g = math.floor(l / h + Fraction(1, 2))
+            d = l - g * h
+            dev = max(dev, abs(d))
+            shrink = pm * _exp_arb(fl, -d) if d > 0 else pm  # P min(1, e^(g h - l)), d = l - g h
+            acc[g] = acc.get(g, 0) + shrink * _exp_arb(fl, -t * g * h / 2)
+        lo = min(acc)
+        vals = [0] * (max(acc) - lo + 1)
+        for a, v in acc.items():
+            vals[a - lo] = max(0, _floor_lo(v * scale))
+    L = -(-(F + 2) // 64)
+    Z = Fraction(0)
+    V = _Vec(_to_limbs(vals, L), lo, Z if t < 2 else None, Z if t > 0 else None, F, 1, bits, t, down=True)
+    return _LStep(V, dev, len(pieces), dinf, dinf, (), Fraction(0))
+
+
+def _pair_estimate(ph: PairPhase) -> tuple[float, float, float]:
+    """Float (mean, sd, range) of one step's P-loss (a choice only)."""
+    e = float(ph.eps)
+    if ph.kind == "dp":
+        p = 1 / (1 + _D.exp(-e)) if e < 700 else 1.0
+        m = e * (2 * p - 1)
+        return m, max(e * math.sqrt(max(4 * p * (1 - p), 0.0)), 1e-300), 2 * e
+    ls = [-e + 2 * e * (i + 0.5) / 400 for i in range(400)]
+    w = [0.25 * _D.exp((l - e) / 2) * 2 * e / 400 for l in ls] + [0.5, 0.5 * _D.exp(-e)]
+    ls = ls + [e, -e]
+    tot = math.fsum(w)
+    m = math.fsum(wi * li for wi, li in zip(w, ls)) / tot
+    v = math.fsum(wi * (li - m) ** 2 for wi, li in zip(w, ls)) / tot
+    return m, math.sqrt(max(v, 1e-300)), 2 * e
 
 
 # ---------------------------------------------------------------------------
@@ -1031,15 +1272,15 @@ class PLDComposition:
 
     @property
     def k(self) -> int:
-        return sum(p[2] for p in self.phases)
+        return sum(_steps_of(p) for p in self.phases)
 
     @property
     def q(self):
-        return self.phases[0][0] if len(self.phases) == 1 else None
+        return self.phases[0][0] if len(self.phases) == 1 and not isinstance(self.phases[0], PairPhase) else None
 
     @property
     def sigma(self):
-        return self.phases[0][1] if len(self.phases) == 1 else None
+        return self.phases[0][1] if len(self.phases) == 1 and not isinstance(self.phases[0], PairPhase) else None
 
     def _top(self) -> Fraction:
         """A grid loss above every entry of both views (delta_upper there is the unknown-place mass only)."""
@@ -1047,7 +1288,9 @@ class PLDComposition:
             self.loss_offset)
 
     def _tag(self) -> str:
-        return f" (h = 2^-{self.bits}, F = {self.F}, engine {ENGINE_VERSION})"
+        pairs = [ph.text() for ph in self.phases if isinstance(ph, PairPhase)]
+        with_ = f"; composed with the pairs of {', '.join(pairs)} (step 7)" if pairs else ""
+        return f" (h = 2^-{self.bits}, F = {self.F}, engine {ENGINE_VERSION}{with_})"
 
     def delta_upper_exact(self, eps) -> Fraction:
         e = check("eps", eps, NN)
@@ -1109,7 +1352,7 @@ class PLDComposition:
 
     def certificate(self) -> dict:
         """What the bracket rests on: grid, fixed point, tail budget, E and I of each order, steps."""
-        return {"engine": ENGINE_VERSION, "phases": [[str(q), str(s), k] for q, s, k in self.phases], "bits": self.bits,
+        return {"engine": ENGINE_VERSION, "phases": [ph.text() if isinstance(ph, PairPhase) else [str(ph[0]), str(ph[1]), ph[2]] for ph in self.phases], "bits": self.bits,
                 "F": self.F, "tail": str(self.tail), "length": self.V.n, "offset": self.V.off,
                 "unknown_P_mass": float(self.evP.U), "unknown_Q_mass": float(self.evQ.U), "tilt": self.V.t,
                 "lower_length": self.L.n, "lower_offset": self.L.off, "lower_buckets": list(self.lower_buckets),
@@ -1137,13 +1380,24 @@ def _bisect(pred, lo: Fraction, hi: Fraction, rel: int = 40) -> tuple[Fraction, 
 def _parse_phases(phases) -> tuple:
     out = []
     for ph in phases:
+        if isinstance(ph, PairPhase):
+            if ph.kind not in PAIR_KINDS:
+                raise ValueError(f"a pair phase's kind must be one of {PAIR_KINDS}, found {ph.kind!r}")
+            e = check("eps", ph.eps, NN)
+            dl = check("delta", ph.delta, Domain(lo=Fraction(0), hi=Fraction(1), lo_closed=True, hi_closed=False))
+            if ph.kind == "laplace" and (e == 0 or dl != 0):
+                raise ValueError(f"a Laplace phase has eps = s/b > 0 and delta = 0, found eps = {e}, delta = {dl}")
+            out.append(PairPhase(ph.kind, e, dl, int(check("k", ph.k, KDOM))))
+            continue
         if len(ph) != 3:
             raise ValueError(f"a phase is (q, sigma, k), found {ph!r}")
         q, s, k = ph
         out.append((check("q", q, QDOM), check("sigma", s, P), int(check("k", k, KDOM))))
     if not out:
         raise ValueError("phases must not be empty")
-    K = sum(p[2] for p in out)
+    if not _sgm_phases(out):
+        raise ValueError("phases must include at least one subsampled-Gaussian phase (q, sigma, k)")
+    K = sum(_steps_of(p) for p in out)
     if K > K_MAX:
         raise ValueError(f"k (total steps) must be at most K_MAX = {K_MAX}, found {K}")
     return tuple(out)
@@ -1160,7 +1414,7 @@ def _delta_step_estimate(phases, eps: Fraction) -> float:
     c = _EST
     best = 0.0
     e = c.mpf(eps.numerator) / eps.denominator
-    for q, s, _ in phases:
+    for q, s, _ in _sgm_phases(phases):
         qq = c.mpf(q.numerator) / q.denominator
         mu = c.mpf(s.denominator) / s.numerator
         L = c.log1p(c.expm1(e) / qq)
@@ -1210,15 +1464,26 @@ def _sd_estimate(q: float, s: float) -> tuple[float, float]:
     return m, math.sqrt(max(v, 1e-300))
 
 
+def _spread_cap(phases, h: float) -> float:
+    """The coarsest grid step the optimistic buckets resolve (a choice): twice the smallest loss spread of a phase,
+    except a phase whose q is below h/2, whose bucket from -infinity takes the bulk (:func:`_bulk_offset`)."""
+    caps = [2 * _sd_estimate(float(q), float(s))[1] for q, s, _ in _sgm_phases(phases)
+            if not -_D.log1p(-float(q)) < h / 2]
+    return min(caps) if caps else math.inf
+
+
 def choose_bits(phases, eps_scale: float, precision=DEFAULT_PRECISION, delta: float = 1e-6) -> int:
     """The grid exponent for a request: both ends converge at second order, the bracket's width about K h^2 (in eps,
     measured), so h = sqrt(0.8 precision x eps_scale / K), at most twice the step's loss spread, clamped to [0, 30] and
     to the memory budget (a float choice: it affects tightness and cost, never validity).  ``delta`` is accepted for
     the callers' convention."""
-    K = sum(int(p[2]) for p in phases)
+    K = sum(_steps_of(p) for p in phases)
     h = math.sqrt(0.8 * float(precision) * max(eps_scale, 0.05) / K)
     # never coarser than twice the step's loss spread: there the optimistic buckets cannot resolve a step
-    h = min(h, 2 * min(_sd_estimate(float(q), float(s))[1] for q, s, _ in phases))
+    h = min(h, _spread_cap(phases, h))
+    kp = sum(ph.k for ph in phases if isinstance(ph, PairPhase))
+    if kp:  # the pair steps' lower end moves eps by up to h/2 a step (first order, step 7)
+        h = min(h, 0.8 * float(precision) * max(eps_scale, 0.05) / kp)
     bits = int(min(30, max(0, math.ceil(-_D.log2(h)))))
     span = _span(phases)
     while bits > 0 and span * 2 ** bits > MAX_LEN * 3 / 4:
@@ -1231,7 +1496,14 @@ def _extent(phases) -> tuple[float, float, float]:
     var = 0.0
     rng = 0.0
     mean = 0.0
-    for q, s, k in phases:
+    for ph in phases:
+        if isinstance(ph, PairPhase):
+            m, sd, r = _pair_estimate(ph)
+            var += ph.k * sd * sd
+            mean += ph.k * m
+            rng = max(rng, r)
+            continue
+        q, s, k = ph
         m, sd = _sd_estimate(float(q), float(s))
         var += int(k) * sd * sd
         mean += int(k) * m
@@ -1268,7 +1540,8 @@ def _chain(phases, bits, F, tail, K, t, lower: bool = False) -> _Vec:
     Under the symmetric tilt (t = 1) the fixed-point rounding of an entry at loss l weighs e^(|l|/2), so entries
     outside :func:`_window` are cut whatever their mass (their certified masses join U); if that pushes U past the
     tail budget, :class:`_Fallback` asks for the two-chain mode (both ways the result is certified)."""
-    steps = [(_lstep if lower else _step)(q, s, bits, F, tail, K, t) for q, s, _ in phases]
+    steps = [((_pair_lstep if lower else _pair_step)(ph, bits, F, t) if isinstance(ph, PairPhase)
+              else (_lstep if lower else _step)(ph[0], ph[1], bits, F, tail, K, t)) for ph in phases]
     cap = None
     if t == 1:
         lo, hi = _window(phases)
@@ -1279,7 +1552,7 @@ def _chain(phases, bits, F, tail, K, t, lower: bool = False) -> _Vec:
         return c, c, cap
 
     acc = None
-    for st, (_, _, k) in zip(steps, phases):
+    for st, k in zip(steps, map(_steps_of, phases)):
         V = _trim(st.V if lower else st.P, *cut_fn(1))
         Vk = _power(V, k, cut_fn)
         acc = Vk if acc is None else _mul(acc, Vk, *cut_fn(acc.steps + Vk.steps))
@@ -1304,7 +1577,7 @@ def _amp_bits(phases) -> float:
 
 @lru_cache(maxsize=8)
 def _compose(phases: tuple, bits: int, F: int, tail: Fraction) -> PLDComposition:
-    K = sum(p[2] for p in phases)
+    K = sum(_steps_of(p) for p in phases)
     try:
         if not tilt_mode(phases):
             raise _Fallback()
@@ -1318,8 +1591,8 @@ def _compose(phases: tuple, bits: int, F: int, tail: Fraction) -> PLDComposition
         LP, lsteps = _chain(phases, bits, F, tail, K, 0, lower=True)
         LQ, _ = _chain(phases, bits, F, tail, K, 2, lower=True)
     # the loss perturbation of the optimistic vector: sum over the steps of the buckets' certified deviations
-    shift = _rup(sum((st.dev * k for st, (_, _, k) in zip(lsteps, phases)), Fraction(0)), 64)
-    C = sum((st.c * k for st, (_, _, k) in zip(lsteps, phases)), Fraction(0))  # the composed grid's offset (exact)
+    shift = _rup(sum((st.dev * k for st, k in zip(lsteps, map(_steps_of, phases))), Fraction(0)), 64)
+    C = sum((st.c * k for st, k in zip(lsteps, map(_steps_of, phases))), Fraction(0))  # the composed grid's offset (exact)
     if LP.shift != C or LQ.shift != C:
         raise ArithmeticError("the optimistic vector's loss offset is not the sum of its steps' (internal)")
     return PLDComposition(phases, bits, F, tail, VP, _view(VP, "P"), _view(VQ, "Q"), LP, _view(LP, "P"),
@@ -1335,8 +1608,10 @@ def _fix_bits(phases, bits: int, tail: Fraction) -> int:
 def _fix_need(phases, bits: int, tail: Fraction) -> float:
     """The fixed point (bits) that would keep the rounding junk within a quarter of the tail budget (:func:`_fix_bits`
     clamps it to F_MAX; beyond F_MAX the junk, not the grid, sets the bracket's width)."""
-    K = sum(p[2] for p in phases)
-    n1 = max(_bucket_range(q, s, bits, tail, K)[1] - _bucket_range(q, s, bits, tail, K)[0] + 2 for q, s, _ in phases)
+    K = sum(_steps_of(p) for p in phases)
+    n1 = max(_pair_n(ph, bits) if isinstance(ph, PairPhase) else
+             _bucket_range(ph[0], ph[1], bits, tail, K)[1] - _bucket_range(ph[0], ph[1], bits, tail, K)[0] + 2
+             for ph in phases)
     return _D.log2(16 * K * n1) - _D.log2(tail) + (_amp_bits(phases) if tilt_mode(phases) else 0.0)
 
 
@@ -1351,7 +1626,7 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
     """
     ph = _parse_phases(phases)
     prec = check("precision", precision, PDOM)
-    for q, s, _ in ph:
+    for q, s, _ in _sgm_phases(ph):
         if s < Fraction(1, 1000):
             raise ValueError(f"sigma must be at least 0.001 for the PLD accountant (its loss range would exceed the memory "
                              f"budget), found {s}")
@@ -1389,8 +1664,11 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
     if grid_bits is None and (d is not None or eps_hint is not None):
         # a pilot at a quarter of the rule's cost, its width sizes the grid (below); but never coarser than twice the
         # step's loss spread, where the optimistic buckets cannot resolve the step and its lower end collapses
-        sd = min(_sd_estimate(float(q), float(s))[1] for q, s, _ in ph)
-        bits = max(1, min(bits, max(bits - 2, math.ceil(-_D.log2(2 * sd)))))
+        cap = _spread_cap(ph, 2.0 ** -bits)
+        if math.isfinite(cap):
+            bits = max(1, min(bits, max(bits - 2, math.ceil(-_D.log2(cap)))))
+        else:
+            bits = max(1, bits - 2)
     C = _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
     for _ in range(3 if grid_bits is None else 0):
         # refine (at most three times) from the bracket itself while it is wider than the target (the rule of thumb
@@ -1444,7 +1722,9 @@ def _eps_guess(ph, delta: float) -> float:
     best = math.inf
     ld = -_D.log(delta)
     for a in (2, 3, 4, 6, 8, 12, 16, 24, 32, 64, 128):
-        r = sum(int(k) * _rdp_guess(float(q), float(s), a) for q, s, k in ph)
+        r = sum(int(k) * _rdp_guess(float(q), float(s), a) for q, s, k in _sgm_phases(ph))
+        # pure eps-DP is eps^2/2-zCDP (Bun-Steinke 2016, Prop. 1.4): a Renyi divergence at most min(eps, a eps^2/2)
+        r += sum(p.k * min(float(p.eps), a * float(p.eps) ** 2 / 2) for p in ph if isinstance(p, PairPhase))
         best = min(best, r + ld / (a - 1))
     return best if math.isfinite(best) else 1.0
 

@@ -29,9 +29,11 @@ is still accepted, as a deprecated alias, when the check syntax does not read th
 * the filters' rows of :func:`reference.bounds.planner.plan` (rounds in steps, exact decisions),
   with their complete cycles (rounds // steps per cycle) and that count's percentage of k*.
   The filters take eps-DP steps and Gaussian (GDP) steps: a Laplace step of scale b and
-  sensitivity s enters as an (s/b)-DP step (it is one; its exact profile is used for k*); a cycle
-  with a subsampled-Gaussian, zCDP or (eps, delta > 0) item has no filter rows (no shipped filter
-  charges such a step) and only k* is reported.
+  sensitivity s enters as an (s/b)-DP step (it is one; its exact profile is used for k*).  A cycle
+  of subsampled-Gaussian steps only gets the DP-SGD game filter's row and a Renyi filter's
+  (:mod:`reference.profiles.sgm_plan`; the menu is the cycle's items or ``--menu``); a cycle mixing
+  a subsampled-Gaussian, zCDP or (eps, delta > 0) item with other steps has no filter rows (no
+  shipped filter charges such a cycle) and only k* is reported.
 """
 from __future__ import annotations
 
@@ -41,7 +43,9 @@ from fractions import Fraction
 
 from ..bounds.planner import MAX_COUNT, Step as PlanStep, parse_workload, plan
 from ..precision import Domain, bounded_decimal, check as _check, compact_text
+from ..bounds.game import MAX_BYTES
 from .check import Step, parse_spec, profile
+from .sgm_plan import MENU_BITS, render_menu_items, sgm_rows
 
 __all__ = ["MAX_EVALUATIONS", "K_MAX", "Optimum", "parse_cycle", "optimum_cycles", "plan_workload", "render_workload_plan"]
 
@@ -231,7 +235,8 @@ def _plan_steps(cycle) -> tuple[tuple[PlanStep, ...] | None, str]:
 
 
 def plan_workload(eps, delta, workload, *, max_evaluations: int = MAX_EVALUATIONS,
-                  max_seconds: float = MAX_SECONDS, max_bytes: int | None = None, evaluate=None) -> dict:
+                  max_seconds: float = MAX_SECONDS, max_bytes: int | None = None, evaluate=None, menu=None,
+                  bits: int = MENU_BITS, certify=None) -> dict:
     """The plan of ``fullyadaptive plan`` for a workload cycle in the check syntax (or the deprecated plan syntax).
 
     Returns ``{"eps", "delta", "syntax", "cycle", "steps_per_cycle", "optimum", "rows", "recommended",
@@ -243,6 +248,11 @@ def plan_workload(eps, delta, workload, *, max_evaluations: int = MAX_EVALUATION
     left: :func:`optimum_cycles`, ``evaluate`` passed on); ``max_bytes`` caps the game filter's rows.  A row that
     cannot be computed within them (the game filter's, :func:`reference.bounds.planner.plan`) is reported as not
     computed (``rounds`` None, ``not_computed`` its reason) and the other rows are kept.
+    A cycle of subsampled-Gaussian steps only gets the rows of :func:`reference.profiles.sgm_plan.sgm_rows` instead:
+    the DP-SGD game filter on ``menu`` (a ``;``-joined spec; default the cycle's distinct items) at the grid
+    2^-``bits``, its certificate computed by ``certify`` (default in this process; the CLI's runs in a worker
+    process stopped at the time left), and a Renyi filter; each row's ``items`` say what a homogeneous run of each
+    menu item gets.  ``menu`` with any other cycle is a ``ValueError``.
     Preconditions: eps > 0, 0 < delta < 1.
     """
     e = _check("eps", eps, Domain.positive())
@@ -252,16 +262,21 @@ def plan_workload(eps, delta, workload, *, max_evaluations: int = MAX_EVALUATION
     t0 = time.monotonic()
     cycle, syntax = parse_cycle(workload)
     m = sum(s.count for s in cycle)
-    psteps, why = _plan_steps(cycle)
+    sgm, sgm_note = sgm_rows(e, d, cycle, menu, bits=bits, max_bytes=MAX_BYTES if max_bytes is None else max_bytes,
+                             deadline=t0 + max_seconds, certify=certify)
+    psteps, why = _plan_steps(cycle) if not sgm else (None, "")
     p = plan(e, d, psteps, max_bytes=max_bytes, deadline=t0 + max_seconds) if psteps is not None else None
     left = max(max_seconds - (time.monotonic() - t0), 1e-3)
     opt = optimum_cycles(cycle, e, d, max_evaluations=max_evaluations, max_seconds=left, evaluate=evaluate)
     rows, rec, opt_steps, opt_src, note = [], None, None, "", ""
+    if sgm:
+        rows, rec, note = sgm, sgm[0]["key"], sgm_note
     if p is not None:
         note = p["note"]
         rows, rec, opt_steps, opt_src = p["rows"], p["recommended"], p["optimal"], p["optimal_source"]
         if any(s.mechanism == "laplace" for s in cycle):  # the planner's limit is that of RR steps of the same eps
             opt_steps, opt_src = None, "not given: the planner's limit treats Laplace steps as randomized response"
+    if rows:
         for r in rows:
             c = None if r["rounds"] is None else r["rounds"] // m
             r["cycles"] = c
@@ -313,6 +328,7 @@ def render_workload_plan(p: dict) -> str:
         L += ["  ".join(c.ljust(w[i]) for i, c in enumerate(b)) for b in body]
         if p["optimal_steps"] is not None:
             L.append(f"optimal non-adaptive limit in steps: {p['optimal_steps']} ({p['optimal_source']})")
+        L += render_menu_items(p["rows"])
         rec = next(r for r in p["rows"] if r["key"] == p["recommended"])
         L.append(f"Recommended: {rec['filter']} ({rec['rounds']} steps; {rec['params'] or rec['cite']}).")
     L.append(p["note"])

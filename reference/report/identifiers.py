@@ -133,6 +133,7 @@ ACCOUNTANT_CATALOG_IDS: dict[str, tuple[str, ...]] = {
     "GaussianDPFilter": ("smith2022_dp_step_mu", "smith2022_filter_rounds_dp", "smith2022_filter_rounds_gaussian"),
     "GameFilter": ("whitehouse2022_game_filter_budget", "whitehouse2022_game_filter_rounds"),
     "DPSGDGameFilter": (),  # its budget is a certificate object (reference.bounds.sgm_game), not a catalog scalar
+    "IndividualDPSGDGameFilter": ("feldman2021_alg3_game_rounds",),
 }
 
 #: The certified DP-SGD accountant with Opacus's interface (:mod:`reference.profiles.dpsgd_accountant`, not a filter:
