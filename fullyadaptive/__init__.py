@@ -30,8 +30,9 @@ README), so that code written against it does not depend on that layout.  A shor
   saves its state as JSON;
 * ``plan``: the rounds every valid filter admits on an anticipated workload, against the
   optimal limit (:func:`reference.bounds.planner.plan`);
-* ``check``: is a composition of standard mechanisms (eps, delta)-DP?  A certified verdict
-  (:func:`reference.profiles.check.check`);
+* ``check``: is a composition of standard mechanisms (or a dp-accounting ``DpEvent``) (eps, delta)-DP?  A
+  certified verdict (:func:`reference.profiles.check.check`); ``event_for`` / ``event_to_spec`` translate;
+  ``fullyadaptive.opacus``: a certified accountant for Opacus (imports Opacus and torch; this package does not);
 * ``falsify``: attack a shipped guarantee over general step laws
   (:func:`reference.falsify.search.falsify`);
 * ``entries``, ``get``: the catalog of implemented results, each with its paper,
@@ -49,7 +50,8 @@ from reference.accountants import __all__ as _ACCOUNTANTS
 from reference.bounds.planner import plan
 from reference.catalog import entries, get
 from reference.falsify import falsify
-from reference.profiles.check import check
+from reference.profiles.check import check, event_for, event_to_spec
 from reference.report import build_info, provenance
 
-__all__ = [*_ACCOUNTANTS, "plan", "check", "falsify", "entries", "get", "provenance", "build_info"]
+__all__ = [*_ACCOUNTANTS, "plan", "check", "event_for", "event_to_spec", "falsify", "entries", "get", "provenance",
+           "build_info"]

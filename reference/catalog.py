@@ -147,6 +147,20 @@ PAPERS: dict[str, dict] = {
         "version": "AISTATS 2022 (published statement; not a seed); numbering of the arXiv version",
         "seed": None,
     },
+    "yousefpour2021": {
+        "title": "Opacus: User-Friendly Differential Privacy Library in PyTorch",
+        "authors": "Yousefpour, Shilov, Sablayrolles, Testuggine, Prasad, Malek, Nguyen, Ghosh, Bharadwaj, Zhao, Cormode, Mironov",
+        "arxiv": "2109.12298",
+        "version": "the software's accountant interface, opacus.accountants.IAccountant and get_noise_multiplier (opacus 1.4 to 1.6; not a seed)",
+        "seed": None,
+    },
+    "dpaccounting": {
+        "title": "dp_accounting: the DpEvent description of mechanisms (Google differential-privacy library)",
+        "authors": "Google differential privacy team",
+        "arxiv": "none (software: github.com/google/differential-privacy, python/dp_accounting)",
+        "version": "dp-accounting 0.6.0 (PyPI), dp_event.py (not a seed)",
+        "seed": None,
+    },
     "doroshenko2022": {
         "title": "Connect the Dots: Tighter Discrete Approximations of Privacy Loss Distributions",
         "authors": "Doroshenko, Ghazi, Kamath, Kumar, Manurangsi",

@@ -201,3 +201,36 @@ def test_describe_accepts_every_filter_name_the_plan_and_the_readme_print(capsys
     # negative control: a misspelt class name is refused, with the class among the close matches
     rc, out, err = run(capsys, "describe", "GameFiltre")
     assert rc == 2 and out == "" and "'GameFilter'" in err
+
+
+def test_describe_accepts_every_function_name_of_the_readme_catalog_table(capsys):
+    """The README's catalog table prints each entry's function (``module.qualname``): describe resolves it to that entry,
+    or, for a function behind several entries, to a record naming them all."""
+    import pathlib
+    import re
+
+    from reference.report.identifiers import function_name, function_names
+
+    text = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    printed = re.findall(r"\| `([a-z0-9_]+\.[A-Za-z0-9_.]+)` \|$", text, flags=re.M)
+    assert len(printed) == len(entries())  # one row per entry
+    fns = function_names()
+    for name in printed:
+        r = resolve(name)
+        assert set(r.catalog_ids) == set(fns[name]), name
+        assert all(function_name(CATALOG[i]) == name for i in r.catalog_ids)
+        if len(fns[name]) == 1:
+            assert r.entry is CATALOG[fns[name][0]]
+        else:
+            assert r.entry is None and r.facets[0]["kind"] == "function"
+    rc, out, err = run(capsys, "describe", "rogers2016.basic_odometer")
+    assert rc == 0 and out.startswith("rogers2016_thm3_6_odometer:")
+    # negative control: a misspelt function name is refused, the right one among the close matches
+    rc, out, err = run(capsys, "describe", "rogers2016.basic_odometr")
+    assert rc == 2 and "'rogers2016.basic_odometer'" in err
+
+
+def test_describe_accepts_the_dpsgd_accountant_names(capsys):
+    for name in ("CertifiedAccountant", "certified-pld"):
+        rc, out, err = run(capsys, "describe", name)
+        assert rc == 0 and out.startswith(f"{name}: DP-SGD accountant") and "koskela2020_pld_sgm_delta" in out

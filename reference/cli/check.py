@@ -6,6 +6,8 @@
   an input beyond a stated limit, refused with a message naming it), 4 (an internal error:
   :func:`~reference.cli.app.main` turns any unexpected exception into one line and status 4, so 1
   always means a certified anti-conservative claim).
+* ``check --event FILE.json --eps E --delta D``: the same for a dp-accounting ``DpEvent`` serialised as JSON
+  (:mod:`reference.profiles.dp_events`: the fields of its ``to_named_tuple()`` form, nested events as objects).
 * ``crosscheck --peer NAME|all``: runs the golden vectors (``reference/data/vectors``) through
   each installed peer library and grades each answer against the certified interval
   (:mod:`reference.profiles.peers`); exit status 1 if a peer is anti-conservative somewhere.
@@ -52,7 +54,15 @@ def _check(args) -> int:
 
     try:  # reading the composition: a JSON file may be missing, or hold a value of the wrong type
         seconds = parse_seconds(args.max_seconds)
-        steps = parse_spec(args.spec, binary=args.binary)
+        if (args.spec is None) == (args.event is None):
+            raise UsageError("give exactly one of SPEC and --event FILE.json, found "
+                             + ("both" if args.spec is not None else "neither"))
+        if args.event is not None:
+            from ..profiles.dp_events import read_event_file
+
+            steps = parse_spec(read_event_file(args.event), binary=args.binary)
+        else:
+            steps = parse_spec(args.spec, binary=args.binary)
     except (UsageError, ValueError, TypeError, OSError) as exc:
         print(error_line("check", str(exc)), file=sys.stderr)
         return 2
@@ -130,7 +140,10 @@ def add_cli(sub) -> list[str]:
                     "SPEC: items 'mechanism:params[xCOUNT]' joined by '+' or ';', e.g. "
                     "'rr:0.01x1000', 'gaussian:sigma=2x500', 'subsampled-gaussian:q=0.01,sigma=1.1x10000', "
                     "'laplace:b=10x50', 'zcdp:rho=0.1', or a JSON file. Numbers are exact decimals unless --binary.")
-    p.add_argument("spec", help="the composition (see above) or a path to a JSON file")
+    p.add_argument("spec", nargs="?", default=None, help="the composition (see above) or a path to a JSON file")
+    p.add_argument("--event", default=None, metavar="FILE.json",
+                   help="read the composition from a dp-accounting DpEvent in JSON (the fields of its to_named_tuple() "
+                        "form, nested events as objects with a 'class_name'; reference.profiles.dp_events) instead of SPEC")
     p.add_argument("--eps", required=True, help="claimed epsilon >= 0")
     p.add_argument("--delta", required=True, help="claimed delta in [0, 1) (0: a pure-DP claim)")
     p.add_argument("--tol", default="0.01", help="relative slack under which a valid claim is 'tight' (default 0.01)")

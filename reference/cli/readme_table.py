@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..catalog import entries
+from ..report.identifiers import function_name
 
 START = "<!-- catalog:start -->"
 END = "<!-- catalog:end -->"
@@ -36,7 +37,7 @@ def catalog_table() -> str:
         "|---|---|---|---|---|---|",
     ]
     for e in entries():
-        fn = f"{e.func.__module__.split('.')[-1]}.{e.func.__qualname__}"
+        fn = function_name(e)  # describe accepts it (reference.report.identifiers.resolve)
         result = e.result + (f", eq. {e.equation}" if e.equation and e.equation not in e.result else "")
         lines.append(f"| `{e.id}` | {_cell(e.paper)} | {_cell(result)} | {e.direction} | {_cell(e.provenance)} | `{fn}` |")
     return "\n".join(lines) + "\n"

@@ -73,10 +73,10 @@ from ..bounds import classical as cl
 from ..precision import Domain, bounded_decimal, certified, check as _check, compact_text, mpf_to_fraction, to_exact
 from . import laplace as lap
 from . import concentration as conc
-from . import pure_dp, subsampled_gaussian as sgm
+from . import dp_events, pure_dp, subsampled_gaussian as sgm
 from .conversions import Bracket, integer_order_delta, integer_order_eps, round_down, round_up
 
-__all__ = ["Step", "parse_spec", "profile", "check", "intersect", "Verdict", "MECHANISMS"]
+__all__ = ["Step", "parse_spec", "profile", "check", "intersect", "Verdict", "MECHANISMS", "event_for", "event_to_spec"]
 
 P = Domain.positive()
 NN = Domain.nonnegative()
@@ -244,8 +244,12 @@ def parse_spec(spec, *, binary: bool = False) -> tuple[Step, ...]:
 
     ``binary``: read decimal strings as the double nearest to them (the exact binary value a
     float peer computed with); JSON numbers are always read as their binary value, JSON
-    strings as exact decimals.  Raises ValueError naming the bad item.
+    strings as exact decimals.  A dp-accounting ``DpEvent`` (or its named-tuple or JSON-object form)
+    is read by :func:`.dp_events.event_items` (exact; ValueError naming an event type outside its
+    table).  Raises ValueError naming the bad item.
     """
+    if dp_events.is_event(spec) or (isinstance(spec, dict) and "class_name" in spec):
+        return parse_spec(dp_events.event_items(spec), binary=binary)
     if isinstance(spec, (list, tuple)):
         out = []
         for item in spec:
@@ -301,6 +305,60 @@ def parse_spec(spec, *, binary: bool = False) -> tuple[Step, ...]:
     if not out:
         raise ValueError("the composition is empty")
     return tuple(out)
+
+
+def event_for(spec, *, binary: bool = False):
+    """The dp-accounting ``DpEvent`` of a composition (:func:`.dp_events.event_from_items`; needs ``dp_accounting``).
+
+    Contract: each item becomes its event (gaussian, laplace, subsampled-gaussian, zcdp; counts as
+    ``SelfComposedDpEvent``, several items as ``ComposedDpEvent`` in order), its parameters rounded
+    to doubles in the conservative direction (noise down, q and rho up: the event is at least as
+    lossy as the composition; exact when a value is a double).  ValueError for ``rr`` / ``dp`` items
+    (dp-accounting has no event with their exact profile) and for bad specs.
+    """
+    return dp_events.event_from_items((s.mechanism, dict(s.params), s.count) for s in parse_spec(spec, binary=binary))
+
+
+event_for.__citations__ = dp_events.event_from_items.__citations__
+
+
+def _exact_text(q: Fraction) -> str:
+    """A text of a rational that :func:`parse_spec` reads back to exactly it: an integer, a float's repr when that is
+    exact, the full decimal expansion of a dyadic rational (every double is one), else :func:`_fmt_exact` (a finite
+    decimal or p/q)."""
+    if q.denominator == 1:
+        return str(q.numerator)
+    if abs(q) < 1e300 and Fraction(repr(float(q))) == q:
+        return repr(float(q))
+    k = q.denominator.bit_length() - 1
+    if q.denominator == 1 << k:
+        digits = str(abs(q.numerator) * 5 ** k).rjust(k + 1, "0")
+        return ("-" if q < 0 else "") + (digits[:-k] + "." + digits[-k:]).rstrip("0")
+    s = _fmt_exact(q)
+    return s if "x" not in s.lower() else f"{q.numerator}/{q.denominator}"
+
+
+def event_to_spec(event, *, binary: bool = False, rr: str = "refuse") -> str:
+    """The spec text of a dp-accounting event (:func:`.dp_events.event_items`), one item per line of its table.
+
+    Contract: ``parse_spec(event_to_spec(e)) == parse_spec(e)``: every float parameter is written as
+    the exact decimal of its binary value (no rounding).  With ``binary=True`` a parameter is
+    written as the float's shortest repr instead, which ``parse_spec(..., binary=True)`` (the
+    CLI's ``--binary``) reads back to the same double.  ``rr="upper"``: a ``RandomizedResponseDpEvent``
+    becomes ``rr:EPS`` with EPS rounded up (then only the spec's certified UPPER ends hold for the
+    event; :func:`.dp_events.event_items`).  Raises ValueError as :func:`.dp_events.event_items`.
+    """
+    out = []
+    for s in parse_spec(dp_events.event_items(event, rr=rr)):
+        if binary:
+            inner = ",".join(f"{k}={_fmt_exact(v) if v.denominator == 1 else repr(float(v))}" for k, v in s.params)
+        else:
+            inner = ",".join(f"{k}={_exact_text(v)}" for k, v in s.params)
+        out.append(f"{s.mechanism}:{inner}" + (f"x{s.count}" if s.count != 1 else ""))
+    return " + ".join(out)
+
+
+event_to_spec.__citations__ = dp_events.event_items.__citations__
 
 
 # ---------------------------------------------------------------------------

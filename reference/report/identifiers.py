@@ -40,7 +40,8 @@ from dataclasses import dataclass
 
 from ..catalog import ALIASES, CATALOG, entries, get
 
-__all__ = ["Resolved", "TARGET_CATALOG_IDS", "DERIVATION_CATALOG_IDS", "ACCOUNTANT_CATALOG_IDS", "filter_names", "resolve",
+__all__ = ["Resolved", "TARGET_CATALOG_IDS", "DERIVATION_CATALOG_IDS", "ACCOUNTANT_CATALOG_IDS", "DPSGD_ACCOUNTANT_NAMES",
+           "filter_names", "function_name", "function_names", "resolve",
            "printed_names", "report_ids",
            "claims_named", "targets_named", "derivations_named", "render_record", "deprecation_note"]
 
@@ -135,6 +136,14 @@ ACCOUNTANT_CATALOG_IDS: dict[str, tuple[str, ...]] = {
     "IndividualDPSGDGameFilter": ("feldman2021_alg3_game_rounds",),
 }
 
+#: The certified DP-SGD accountant with Opacus's interface (:mod:`reference.profiles.dpsgd_accountant`, not a filter:
+#: it answers eps(delta) of the steps taken and refuses none): its class name and the mechanism name Opacus registers it
+#: under -> the catalog ids of the engine behind its numbers.  Described without importing it (that imports Opacus).
+DPSGD_ACCOUNTANT_NAMES: dict[str, tuple[str, ...]] = {
+    "CertifiedAccountant": ("koskela2020_pld_sgm_delta",),
+    "certified-pld": ("koskela2020_pld_sgm_delta",),
+}
+
 #: The rounds comparison's filter keys (:data:`reference.bounds.baselines.ROUND_RULES`) that the plan has no row for
 #: -> the class behind them; the plan's own keys come from :data:`reference.bounds.planner.FILTERS`.
 _COMPARISON_FILTERS = {"rogers_filter": "AdvancedFilter", "rogers_filter_as_printed": "AdvancedFilterAsPrinted"}
@@ -158,6 +167,19 @@ def filter_names() -> dict[str, str]:
     for k, label, _cite in ROUND_RULES:
         if k in keys:
             out[k] = out[label] = keys[k]
+    return out
+
+
+def function_name(entry) -> str:
+    """The name the README's catalog table prints for an entry's function: ``module.qualname`` (the module's last part)."""
+    return f"{entry.func.__module__.split('.')[-1]}.{entry.func.__qualname__}"
+
+
+def function_names() -> dict[str, tuple[str, ...]]:
+    """Every function name of the README's catalog table (:func:`function_name`) -> the catalog ids it computes."""
+    out: dict[str, tuple[str, ...]] = {}
+    for e in entries():
+        out[function_name(e)] = out.get(function_name(e), ()) + (e.id,)
     return out
 
 
@@ -290,6 +312,21 @@ def _filter_name_facet(name: str, cls_name: str) -> dict:
             "catalog_ids": list(ACCOUNTANT_CATALOG_IDS[cls_name]), "command": f"fullyadaptive describe {cls_name}"}
 
 
+def _dpsgd_accountant_facet(name: str) -> dict:
+    return {"kind": "DP-SGD accountant", "id": name,
+            "summary": "certified DP-SGD accountant with Opacus's accountant interface: get_epsilon(delta) is the certified "
+                       "upper end of eps(delta) of the Poisson-subsampled Gaussian steps taken"
+                       + (" (the mechanism name PrivacyEngine(accountant=...) takes after register_with_opacus())"
+                          if name != "CertifiedAccountant" else ""),
+            "catalog_ids": list(DPSGD_ACCOUNTANT_NAMES[name]),
+            "command": "fullyadaptive.opacus.CertifiedAccountant (Python API; reference/profiles/dpsgd_accountant.py)"}
+
+
+def _function_facet(name: str, ids: tuple[str, ...]) -> dict:
+    return {"kind": "function", "id": name, "summary": f"the function behind {len(ids)} catalog entries",
+            "catalog_ids": list(ids), "command": f"fullyadaptive describe {ids[0]}"}
+
+
 def _derivation_facet(qual: str, fn) -> dict:
     return {"kind": "derivation", "id": qual, "summary": _first_line(fn.__doc__),
             "catalog_ids": list(DERIVATION_CATALOG_IDS.get(qual, ())), "command": f"fullyadaptive derive {qual}"}
@@ -305,7 +342,10 @@ def resolve(name: str) -> Resolved:
     Accepts a catalog id or a former one; a falsifier claim id or a former one; an erratum id; a
     verifier target, negative control or adversary name; a derivation's qualified name or its
     bare name when unique; a stateful filter's class name, or a name the plan or the rounds
-    comparison prints for one (:func:`filter_names`; its canonical id is the class name).  Raises
+    comparison prints for one (:func:`filter_names`; its canonical id is the class name); a
+    function name of the README's catalog table (:func:`function_name`: the entry it computes, or a
+    record of the entries when it computes several); the DP-SGD accountant's class and mechanism
+    names (:data:`DPSGD_ACCOUNTANT_NAMES`).  Raises
     ``KeyError`` naming the close matches for anything else.
     """
     if not isinstance(name, str) or not name.strip():
@@ -318,9 +358,17 @@ def resolve(name: str) -> Resolved:
         new = ALIASES[name]
         return Resolved(name, new, entry=get(name), catalog_ids=(new,),
                         deprecated=f"{name!r} is a former catalog id of {new!r} (deprecated; use {new!r})")
+    fns = function_names()
+    if len(fns.get(name, ())) == 1:  # the README's function column: the entry it computes
+        (cid,) = fns[name]
+        return Resolved(name, cid, entry=CATALOG[cid], catalog_ids=(cid,))
     facets: list[dict] = []
     deprecated = None
     canonical = name
+    if name in fns:
+        facets.append(_function_facet(name, fns[name]))
+    if name in DPSGD_ACCOUNTANT_NAMES:
+        facets.append(_dpsgd_accountant_facet(name))
     claims, former = _claims()
     cid = former.get(name) or RULE_CLAIMS.get(name) or name
     for c in claims:
@@ -359,10 +407,10 @@ def resolve(name: str) -> Resolved:
         facets.append(_accountant_facet(cls_name))
     if not facets:
         pool = list(CATALOG) + list(ALIASES) + [c.id for c in claims] + list(former) + [e["id"] for e in _errata()] \
-            + list(targets) + list(controls) + advs + list(ders) + list(fnames)
+            + list(targets) + list(controls) + advs + list(ders) + list(fnames) + list(fns) + list(DPSGD_ACCOUNTANT_NAMES)
         close = difflib.get_close_matches(name, pool, n=5)
         raise KeyError(f"unknown name {name!r}: not a catalog id, falsifier claim, erratum, verifier target, negative "
-                       f"control, adversary, derivation or filter; close matches: {close}")
+                       f"control, adversary, derivation, filter, accountant or function; close matches: {close}")
     cat: list[str] = []
     for f in facets:
         cat += [x for x in f["catalog_ids"] if x not in cat]
