@@ -74,6 +74,7 @@ def test_the_fingerprint_changes_with_any_source_or_data_file(tmp_path):
     rec.write_text("1")
     f0 = source_fingerprint(pkg, rec)
     rec.write_text("2")  # the record itself is left out
+    (pkg / "_build_info.py").write_text("COMMIT = 'abc'\n")  # the build's stamp names the code, computes nothing
     (pkg / "notes.txt").write_text("other\n")  # neither a source nor a data file
     assert source_fingerprint(pkg, rec) == f0
     (pkg / "a.py").write_text("x = 2\n")

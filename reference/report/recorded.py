@@ -31,21 +31,27 @@ import os
 from pathlib import Path
 from typing import Callable, Optional
 
-__all__ = ["RECORD_PATH", "FORMAT", "source_fingerprint", "item_key", "items_sha256", "load_record", "recall",
+__all__ = ["RECORD_PATH", "FORMAT", "STAMPS", "source_fingerprint", "item_key", "items_sha256", "load_record", "recall",
            "record_items", "write_record"]
 
 PACKAGE = Path(__file__).resolve().parents[1]
 RECORD_PATH = PACKAGE / "data" / "report_recorded.json"
 FORMAT = "fullyadaptive-report-recorded-1"
+#: files a build writes into the installed package (the version and commit stamp of ``build_stamp.py``): they name the
+#: code, they do not compute anything, and the checkout has none, so an installed copy keeps the checkout's fingerprint
+STAMPS = frozenset({"_build_info.py"})
 
 
 def source_fingerprint(package: Path = PACKAGE, exclude: Path = RECORD_PATH) -> str:
-    """SHA-256 (hex) of every ``.py`` file and every file under ``data/`` of ``package``, by relative path, ``exclude`` left out."""
+    """SHA-256 (hex) of every ``.py`` file and every file under ``data/`` of ``package``, by relative path.
+
+    Left out: ``exclude`` (the record itself), ``__pycache__`` and the build's stamp (:data:`STAMPS`).
+    """
     h = hashlib.sha256()
     exclude = Path(exclude).resolve()
     for p in sorted(package.rglob("*")):
         rel = p.relative_to(package)
-        if "__pycache__" in rel.parts or not p.is_file() or p.resolve() == exclude:
+        if "__pycache__" in rel.parts or not p.is_file() or p.resolve() == exclude or rel.as_posix() in STAMPS:
             continue
         if p.suffix == ".py" or rel.parts[0] == "data":
             h.update(rel.as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
