@@ -45,13 +45,14 @@ notebooks use them), but they are generic names that another distribution may al
 import ``fullyadaptive``.
 """
 from reference import __version__
-from reference.accountants import *  # noqa: F401,F403 - the filters and odometers, re-exported by name
+from reference._lazy import lazy_exports
 from reference.accountants import __all__ as _ACCOUNTANTS
-from reference.bounds.planner import plan
-from reference.catalog import entries, get
-from reference.falsify import falsify
-from reference.profiles.check import check, event_for, event_to_spec
-from reference.report import build_info, provenance
 
+#: where each name lives; a name's module is imported on first use (PEP 562), so ``import fullyadaptive`` is cheap
+_WHERE = {**{n: "reference.accountants" for n in _ACCOUNTANTS}, "plan": "reference.bounds.planner",
+          "check": "reference.profiles.check", "event_for": "reference.profiles.check",
+          "event_to_spec": "reference.profiles.check", "falsify": "reference.falsify", "entries": "reference.catalog",
+          "get": "reference.catalog", "provenance": "reference.report.version", "build_info": "reference.report.version"}
 __all__ = [*_ACCOUNTANTS, "plan", "check", "event_for", "event_to_spec", "falsify", "entries", "get", "provenance",
            "build_info"]
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE)

@@ -512,6 +512,15 @@ RANGES: dict[str, dict] = {
                                      "scale": ("1/8", "1"), "bits": ["4"]},
 }
 
+#: id -> {name: value}: the point at which the deterministic sweeps (over extremes, over the domain) hold the other
+#: parameters, where a default is outside the entry's RANGES (costs minutes there); inside RANGES, so the sweeps run
+#: the same branches as the random tests.  The swept parameter itself takes every value of its sweep.
+SWEEP_BASE: dict[str, dict] = {
+    # k = 1000 composes 1000 steps at every eps of the sweep (its grid follows eps): ~10 s a point; k = 64 is the
+    # same integer composition by the same squaring chain, inside RANGES
+    "koskela2020_pld_sgm_delta": {"k": "64"},
+}
+
 #: id -> (max hypothesis examples per test, dps of the monotonicity test).  These
 #: evaluate in ~20-60 ms (order alpha optimised by a grid scan + golden section).
 SLOW: dict[str, tuple[int, int]] = {

@@ -38,7 +38,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from proofs.catalog_properties import CONST, DEC, INC, INF_OK, KINDS, MONOTONE, RANGES, SLOW
+from proofs.catalog_properties import CONST, DEC, INC, INF_OK, KINDS, MONOTONE, RANGES, SLOW, SWEEP_BASE
 from reference.catalog import ALIASES, RESTRICTION_RULES, entries, get
 from reference.precision import DEFAULT_DPS, Domain, to_exact
 
@@ -250,6 +250,10 @@ def test_auxiliary_tables_name_catalog_ids_and_parameters():
     for eid, ov in RANGES.items():
         names = {p.name for p in get(eid).params}
         assert set(ov) <= names | {"seq_len", "n_multiple_of"}, (eid, set(ov) - names)
+    for eid, base in SWEEP_BASE.items():  # a sweep's base point is a valid point inside the entry's RANGES
+        assert eid in IDS and set(base) <= {p.name for p in get(eid).params}, (eid, base)
+        for name, value in base.items():
+            assert param_rng(get(eid), name).contains(Fraction(to_exact(value, name))), (eid, name, value)
 
 
 def test_every_parameter_has_a_default():
@@ -330,6 +334,7 @@ def test_monotone_sweep_over_extremes(eid, pname):
     param = next(p for p in entry.params if p.name == pname)
     dps = budget(eid)[1]
     base = {p.name: ([s.strip() for s in p.default.split(",")] if p.kind == "sequence" else p.default) for p in entry.params}
+    base.update({k: v for k, v in SWEEP_BASE.get(eid, {}).items() if k != pname})
     ov = dict(RANGES.get(eid, {}))
     ov.update(decl.where)
     for name, o in decl.where.items():  # move the defaults into the declaration's range
@@ -499,6 +504,7 @@ def test_domain_values_are_accepted(eid, pname):
     entry = get(eid)
     param = next(p for p in entry.params if p.name == pname)
     base = {p.name: ([s.strip() for s in p.default.split(",")] if p.kind == "sequence" else p.default) for p in entry.params}
+    base.update({k: v for k, v in SWEEP_BASE.get(eid, {}).items() if k != pname})
     o = RANGES.get(eid, {}).get(pname)
     grid = o if isinstance(o, list) else specials(param_rng(entry, pname))
     if len(grid) > 12 and eid in SLOW:

@@ -19,6 +19,7 @@ from reference.precision import mpf_to_fraction
 eps0_st = st.fractions(min_value=F(1, 500), max_value=F(1, 2), max_denominator=1000)
 eps_st = st.fractions(min_value=F(1, 10), max_value=3, max_denominator=100)
 delta_st = st.sampled_from([F(1, 10), F(1, 1000), F(1, 10**6), F(1, 10**10)])
+GAME_HORIZON = 1000  # the game filter's sweep is computed in the comparison below up to this many units
 
 
 @given(eps0_st, eps_st, delta_st)
@@ -26,8 +27,27 @@ delta_st = st.sampled_from([F(1, 10), F(1, 1000), F(1, 10**6), F(1, 10**10)])
 @example(F(1, 2), F(1, 10), F(1, 10))
 @settings(max_examples=30)
 def test_every_rule_admits_at_most_the_optimal_rounds(eps0, eps, delta):
-    r = B.rounds_comparison(eps0, eps, delta)
+    """Every rule, the game filter where its sweep is short (up to GAME_HORIZON units of eps0^2: a finer grid takes
+    rounds_comparison's too-large branch here, seconds to minutes saved per example; the game's own bound against
+    the optimum at fine grids is in ``proofs/test_game.py``)."""
+    from unittest import mock
+
+    from reference.bounds import game_filter as G
+
+    real = G.game_filter_rounds
+
+    def game_or_too_large(e0, e, d):
+        if G.kov_count_lower(e, d, e0) > GAME_HORIZON:
+            raise G.GameTooLarge(f"left out here: more than {GAME_HORIZON} units")
+        return real(e0, e, d)
+
+    with mock.patch.object(G, "game_filter_rounds", game_or_too_large):
+        r = B.rounds_comparison(eps0, eps, delta)
     opt = r["optimal"]
+    if G.kov_count_lower(eps, delta, eps0) <= GAME_HORIZON:
+        assert r["game_filter"] is not None and r["whitehouse_filter"] <= r["game_filter"] <= opt
+    else:
+        assert r["game_filter"] is None
     assert r["basic"] <= opt
     assert r["advanced"] <= opt
     assert r["whitehouse_filter"] <= r["advanced"] <= opt

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1] / "reference"
 
 RANK = {"core": 0, "bounds": 1, "accountants": 2, "profiles": 2, "simulate": 3, "verify": 4,
         "martingales": 4, "falsify": 5, "report": 6, "cli": 7}
-CORE = {"__init__", "__main__", "precision", "catalog", "collect", "_compat"}
+CORE = {"__init__", "__main__", "precision", "catalog", "collect", "_compat", "_lazy"}
 #: (module, layer package) imported only inside a function: the collection of the catalog's entries
 ALLOWED_LAZY = {("reference.collect", "reference.bounds"), ("reference.collect", "reference.profiles")}
 
@@ -282,3 +282,33 @@ def test_the_facades_tour_runs():
 
     res = doctest.testmod(fullyadaptive, optionflags=doctest.ELLIPSIS)
     assert res.attempted >= 8 and res.failed == 0, res
+
+
+def test_importing_the_facade_is_cheap_and_every_name_still_resolves():
+    """``import fullyadaptive`` loads no filter, verifier, falsifier, planner or checker; the names resolve on first use."""
+    import subprocess
+
+    code = ("import sys, fullyadaptive as fa\n"
+            "before = sorted(m for m in sys.modules if m.startswith('reference.'))\n"
+            "names = dir(fa)\n"
+            "after_dir = sorted(m for m in sys.modules if m.startswith('reference.'))\n"
+            "fa.GameFilter\n"
+            "print(repr((before, after_dir, names, 'reference.accountants.game' in sys.modules)))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120,
+                         cwd=ROOT.parent)
+    before, after_dir, names, game_loaded = ast.literal_eval(out.stdout.strip().splitlines()[-1])
+    heavy = ("reference.accountants.", "reference.verify", "reference.falsify", "reference.bounds.planner",
+             "reference.profiles", "reference.report", "reference.simulate")
+    assert not [m for m in before if m.startswith(heavy)], before
+    assert after_dir == before  # dir() lists the names without importing them
+    assert set(importlib.import_module("fullyadaptive").__all__) <= set(names)
+    assert game_loaded  # negative control: reading a name does import its module
+
+
+def test_the_lazy_facade_refuses_unknown_names():
+    import fullyadaptive
+
+    with pytest.raises(AttributeError, match="no attribute 'NoSuchFilter'"):
+        fullyadaptive.NoSuchFilter  # noqa: B018
+    with pytest.raises(ImportError):
+        exec("from fullyadaptive import NoSuchFilter", {})

@@ -21,30 +21,19 @@ states); ``run`` raises :class:`~reference.accountants.base.BudgetExceeded` on a
 dataclass of the budget state, one per accountant, that also reads as the dict it used to be
 (:class:`~reference.accountants.base.Remaining`).
 """
-from .base import KEYED_SCHEMA_VERSION, SCHEMA_VERSION, BudgetExceeded, Remaining, StateJournal
-from .feldman2021 import CalibratedRenyiFilter, CalibratedZCDPFilter, RenyiDPFilter, RenyiFilter, RenyiZCDPFilter
-from .rogers2016 import (
-    AdvancedFilter,
-    AdvancedFilterAsPrinted,
-    AdvancedOdometer,
-    AdvancedOdometerAsPrinted,
-    BasicFilter,
-    BasicOdometer,
-    Lemma35Filter,
-    Lemma35Odometer,
-    Lemma64Odometer,
-)
-from .dpsgd_game import DPSGDGameFilter
-from .game import GameFilter
-from .individual_game import IndividualDPSGDGameFilter
-from .smith2022 import GaussianDPFilter
-from .whitehouse2023 import DPFilter, MixedFilter, Odometer, ZCDPFilter
+from reference._lazy import lazy_exports
 
-__all__ = [
-    "SCHEMA_VERSION", "KEYED_SCHEMA_VERSION", "BudgetExceeded", "StateJournal", "Remaining",
-    "DPFilter", "MixedFilter", "ZCDPFilter", "Odometer",
-    "Lemma35Filter", "BasicFilter", "AdvancedFilter", "AdvancedFilterAsPrinted",
-    "Lemma35Odometer", "BasicOdometer", "Lemma64Odometer", "AdvancedOdometer", "AdvancedOdometerAsPrinted",
-    "RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter",
-    "GaussianDPFilter", "GameFilter", "DPSGDGameFilter", "IndividualDPSGDGameFilter",
-]
+_BY_MODULE = {
+    "base": ("SCHEMA_VERSION", "KEYED_SCHEMA_VERSION", "BudgetExceeded", "StateJournal", "Remaining"),
+    "whitehouse2023": ("DPFilter", "MixedFilter", "ZCDPFilter", "Odometer"),
+    "rogers2016": ("Lemma35Filter", "BasicFilter", "AdvancedFilter", "AdvancedFilterAsPrinted", "Lemma35Odometer",
+                   "BasicOdometer", "Lemma64Odometer", "AdvancedOdometer", "AdvancedOdometerAsPrinted"),
+    "feldman2021": ("RenyiFilter", "RenyiZCDPFilter", "RenyiDPFilter", "CalibratedRenyiFilter", "CalibratedZCDPFilter"),
+    "smith2022": ("GaussianDPFilter",),
+    "game": ("GameFilter",),
+    "dpsgd_game": ("DPSGDGameFilter",),
+    "individual_game": ("IndividualDPSGDGameFilter",),
+}
+#: each name is imported from its module on first use (``reference._lazy``): ``import reference.accountants`` is cheap
+__all__ = [n for names in _BY_MODULE.values() for n in names]
+__getattr__, __dir__ = lazy_exports(__name__, {n: f"{__name__}.{m}" for m, names in _BY_MODULE.items() for n in names})

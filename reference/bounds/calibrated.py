@@ -58,6 +58,7 @@ from ..precision import (
     mpf_to_fraction,
     sign_of,
 )
+from ._classical_common import _mp
 from .classical import _rr_curve
 
 __all__ = [
@@ -125,8 +126,7 @@ def _rounds_at(alpha: Fraction, eps0: Fraction, B: Fraction) -> int:
 
 
 def _float_rr(a: float, e: float) -> float:
-    ctx = mpmath.MPContext()
-    ctx.prec = 80
+    ctx = _mp(80)  # this thread's context (building one per call cost ~3 ms, most of the order search)
     a, e = ctx.mpf(a), ctx.mpf(e)
     return float(e - ctx.log((1 + ctx.exp(-e)) / (1 + ctx.exp(-(2 * a - 1) * e))) / (a - 1))
 

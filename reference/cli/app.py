@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "installed) (default: drawn)")
     pr.add_argument("--no-verify", action="store_true",
                     help="leave out the exact verifier's slack table (saves about half a minute)")
+    pr.add_argument("--recompute", action="store_true",
+                    help="compute everything, ignoring the record of the long computations (reference/data/"
+                         "report_recorded.json, used only while the code that made it is unchanged; about 90 s)")
     pr.set_defaults(func=_cmd_report)
 
     pd = sub.add_parser("derive", help="print a SymPy derivation step by step (plain text or LaTeX)",

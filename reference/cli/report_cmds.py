@@ -20,7 +20,7 @@ def _cmd_report(args) -> int:
     if not str(args.out).strip():
         return _fail("report", "--out must name a directory, found an empty string (use --out . for the current one)")
     prog = _progress_of(args, "report")
-    rep = build_report({"verify": not args.no_verify}, progress=prog)
+    rep = build_report({"verify": not args.no_verify, "recorded": not args.recompute}, progress=prog)
     try:
         md, js = write_report(rep, args.out, figures=not args.no_figures, progress=prog)
     except (OSError, ValueError) as exc:

@@ -19,11 +19,13 @@ from ..bounds.baselines import (
 from ..catalog import VALIDITIES, Entry, entries
 from ..precision import Domain, bounded_decimal, check
 from .errata import load_errata
+from .figures import ROUNDS_FIGURE_EPS0S
 from .evaluate import evaluate_entry, format_value, prepare_arguments
 from .progress import Progress
+from .recorded import RECORD_PATH, load_record, recall
 from .version import build_info
 
-__all__ = ["DEFAULTS", "validity_counts", "build_report"]
+__all__ = ["DEFAULTS", "validity_counts", "build_report", "recorded_computations", "comparison_from"]
 
 #: The paper's setting (Whitehouse et al., Section 1 / Figure 1): the report's defaults.
 DEFAULTS: dict = {
@@ -42,7 +44,9 @@ DEFAULTS: dict = {
     "amplification_n": (1000, 100000),
     "amplification_delta": "1e-6",
     "verify": True,             # run the exact verifier (slack table and negative controls)
+    "recorded": True,           # print recorded results while the code that made them is unchanged (.recorded)
 }
+
 
 
 def _dec(x, digits: int, direction: str = "upper") -> str:
@@ -77,12 +81,22 @@ def validity_counts(ents: Iterable[Entry] | None = None) -> dict[str, int]:
     return counts
 
 
-def _rounds(cfg: dict) -> dict:
+def comparison_from(items: dict | None, used: list | None = None):
+    """``rounds_comparison(eps0, eps, delta)``, recalled from the record's ``items`` where it holds the exact arguments."""
+    from ..bounds.baselines import rounds_comparison
+
+    def comparison(eps0, eps, delta) -> dict:
+        return recall(items, "rounds_comparison", {"eps0": str(eps0), "eps": str(eps), "delta": str(delta)},
+                      lambda: rounds_comparison(eps0, eps, delta), used)
+
+    return comparison
+
+
+def _rounds(cfg: dict, rounds_comparison=None) -> dict:
     from ..bounds.whitehouse2023 import filter_rounds_homogeneous
 
     et, dp, d2 = cfg["eps_target"], cfg["delta_prime"], cfg["delta_second"]
-
-    from ..bounds.baselines import rounds_comparison
+    rounds_comparison = rounds_comparison or comparison_from(None)
 
     def one(eps0):
         return {
@@ -174,6 +188,10 @@ def _verification(cfg: dict, progress: Progress) -> dict | None:
     """whitehouse2022 Thm 1-2, rogers2016, feldman2021: the verifier's slack table and negative controls at their defaults."""
     if not cfg.get("verify", True):
         return None
+    return _verification_tables(progress)
+
+
+def _verification_tables(progress: Progress) -> dict:
     from ..verify.targets import negative_control_table, slack_table
 
     rows = slack_table(progress=progress.callback("exact verifier"))
@@ -210,6 +228,10 @@ def _falsification(cfg: dict, progress: Progress) -> dict | None:
     """The falsifier (reference.falsify): every claim attacked over general finite step laws, at its default space."""
     if not cfg.get("verify", True):
         return None
+    return _falsifier_claims(progress)
+
+
+def _falsifier_claims(progress: Progress) -> dict:
     from ..falsify import falsify
     progress.stage("falsifier")
     out = []
@@ -224,12 +246,35 @@ def _falsification(cfg: dict, progress: Progress) -> dict | None:
     return {"claims": out}
 
 
+def recorded_computations(config: dict | None = None) -> list:
+    """``[(name, args, compute), ...]``: the report's long computations at ``DEFAULTS`` updated with ``config``.
+
+    These are the items :mod:`reference.report.recorded` may keep: each rounds comparison of the
+    rounds table and of its figure, the verifier's tables and the falsifier's claims (the last
+    two run at their own defaults, whatever the report's setting).
+    """
+    from ..bounds.baselines import rounds_comparison
+
+    cfg = {**DEFAULTS, **(config or {})}
+    et, dp = cfg["eps_target"], cfg["delta_prime"]
+    quiet = Progress("recorded", enabled=False)
+    out = []
+    for e0 in dict.fromkeys([*cfg.get("eps0_sweep", ()), cfg["eps0"], *ROUNDS_FIGURE_EPS0S]):
+        out.append(("rounds_comparison", {"eps0": str(e0), "eps": str(et), "delta": str(dp)},
+                    lambda e0=e0: rounds_comparison(e0, et, dp)))
+    out.append(("verification", {}, lambda: _verification_tables(quiet)))
+    out.append(("falsification", {}, lambda: _falsifier_claims(quiet)))
+    return out
+
+
 def build_report(config: dict | None = None, *, progress: "bool | Progress" = False) -> dict:
     """Compute the report (a JSON-ready dict) at ``DEFAULTS`` updated with ``config``.
 
     ``progress``: a :class:`~reference.report.progress.Progress` to drive, ``True`` for one of
     its own on stderr, ``False`` for none.  The report names the version and the git commit
-    that made it (:func:`~reference.report.version.build_info`).
+    that made it (:func:`~reference.report.version.build_info`).  With ``recorded`` (the
+    default), the long computations are taken from the record while it matches the running
+    code (:mod:`reference.report.recorded`); the report's ``"recorded"`` lists the items taken.
     """
     cfg = {**DEFAULTS, **(config or {})}
     digits = int(cfg["digits"])
@@ -237,22 +282,32 @@ def build_report(config: dict | None = None, *, progress: "bool | Progress" = Fa
     prog = Progress("fullyadaptive report", enabled=bool(progress)) if own else progress
     try:
         errata, problem = load_errata(cfg.get("errata_path"))
-        settings = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items() if k != "errata_path"}
+        settings = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()
+                    if k not in ("errata_path", "record_path")}
         info = build_info()
-        return {
+        items = load_record(cfg.get("record_path")) if cfg.get("recorded", True) else None
+        used: list = []
+
+        def recalled(name, compute):
+            return recall(items, name, {}, compute, used) if cfg.get("verify", True) else None
+
+        rep = {
             "generated_by": f"fullyadaptive {info['version']} (commit {info['commit']})",
             **info,
             "settings": settings,
             "catalog": _catalog_rows(digits, prog),
             "validity_counts": validity_counts(),
-            "rounds": _rounds(cfg),
+            "rounds": _rounds(cfg, comparison_from(items, used)),
             "odometers": _odometers(cfg, digits),
             "amplification": _amplification(cfg, digits),
-            "verification": _verification(cfg, prog),
-            "falsification": _falsification(cfg, prog),
+            "verification": recalled("verification", lambda: _verification(cfg, prog)),
+            "falsification": recalled("falsification", lambda: _falsification(cfg, prog)),
             "errata": errata,
             "errata_problem": problem,
         }
+        rep["recorded"] = {"path": str(cfg.get("record_path") or "reference/data/" + RECORD_PATH.name),
+                           "items": sorted(set(used))} if used else None
+        return rep
     finally:
         if own:
             prog.close()

@@ -101,10 +101,20 @@ def fig1b_odometers_data(delta_prime: str = "1e-6", eps_target: str = "1", v0: s
             "params": {"delta_prime": delta_prime, "eps_target": eps_target, "rho": f"{_f(rho):.6g}", "v0": v0}}
 
 
-def rounds_vs_eps0_data(eps: str = "1", delta: str = "1e-6",
-                        eps0s: tuple = ("0.002", "0.005", "0.01", "0.02", "0.05", "0.1", "0.2", "0.5")) -> dict:
-    """Rounds of eps0-DP steps admitted at target (eps, delta) by every rule of ``ROUND_RULES``, against eps0."""
+#: eps0 of the figure of rounds against eps0 (the report records its rows, :mod:`reference.report.recorded`)
+ROUNDS_FIGURE_EPS0S = ("0.002", "0.005", "0.01", "0.02", "0.05", "0.1", "0.2", "0.5")
+
+
+def rounds_vs_eps0_data(eps: str = "1", delta: str = "1e-6", eps0s: tuple = ROUNDS_FIGURE_EPS0S, *,
+                        comparison=None) -> dict:
+    """Rounds of eps0-DP steps admitted at target (eps, delta) by every rule of ``ROUND_RULES``, against eps0.
+
+    ``comparison``: the function giving a row (default :func:`reference.bounds.baselines.rounds_comparison`;
+    the report passes one that recalls its record, :func:`reference.report.build.comparison_from`).
+    """
     from ..bounds.baselines import ROUND_RULES, rounds_comparison
+
+    rounds_comparison = comparison or rounds_comparison
 
     rows = [rounds_comparison(e0, eps, delta) for e0 in eps0s]
     return {"x": [float(e) for e in eps0s],
@@ -141,8 +151,12 @@ def fig3b_pointwise_data(delta_prime: str = "1e-6", eps_target: str = "1", v0: s
     return d
 
 
-def renyi_alpha_data(eps0: str = "0.01", eps: str = "1", delta: str = "1e-6", points: int = 30) -> dict:
-    """Rounds the calibrated Renyi filter admits at each order alpha (alpha - 1 from 10 to 100), with the rule's alpha."""
+def renyi_alpha_data(eps0: str = "0.01", eps: str = "1", delta: str = "1e-6", points: int = 30, *,
+                     comparison=None) -> dict:
+    """Rounds the calibrated Renyi filter admits at each order alpha (alpha - 1 from 10 to 100), with the rule's alpha.
+
+    ``comparison``: as for :func:`rounds_vs_eps0_data`.
+    """
     from ..bounds.baselines import rounds_comparison
     from ..bounds.calibrated import calibrated_renyi_rounds_at, rr_calibrated_alpha
 
@@ -152,7 +166,7 @@ def renyi_alpha_data(eps0: str = "0.01", eps: str = "1", delta: str = "1e-6", po
     ys = [calibrated_renyi_rounds_at(x, eps0, eps, delta) for x in xs]
     a_star = rr_calibrated_alpha(eps0, eps, delta)
     k_star = calibrated_renyi_rounds_at(a_star, eps0, eps, delta)
-    cmp = rounds_comparison(eps0, eps, delta)
+    cmp = (comparison or rounds_comparison)(eps0, eps, delta)
     return {"x": [float(x) for x in xs], "y": ys, "alpha_star": float(a_star), "alpha_star_exact": str(a_star),
             "k_star": k_star, "optimal": cmp.get("optimal"), "whitehouse": cmp.get("whitehouse_filter"),
             "params": {"eps0": eps0, "eps": eps, "delta": delta}}

@@ -39,6 +39,13 @@ def render_markdown(rep: dict, figures: list | None = None) -> str:
              f"delta' = {s['delta_prime']}, delta'' = {s['delta_second']}, homogeneous workload of "
              f"eps0 = {s['eps0']}-DP steps (delta0 = {s['delta0']}). Upper bounds are rounded up, lower bounds "
              f"down, exact values to nearest, to {s['digits']} significant digits.")
+    if rep.get("recorded"):
+        rc = rep["recorded"]
+        L.append("")
+        L.append(f"Recorded: {len(rc['items'])} long computations (the verifier's tables, the falsifier's claims, the "
+                 f"rounds comparisons) are read from `{rc['path']}`, made by this very code (its fingerprint matches "
+                 f"every source and data file) and recomputed by the test suite; `fullyadaptive report --recompute` "
+                 f"computes them here.")
     L.append("")
     L.append("## Rounds admitted on the homogeneous workload")
     L.append("")

@@ -32,6 +32,12 @@ def write_report(rep: dict, out_dir: str | os.PathLike, *, figures: bool = False
         if F.have_matplotlib():
             names = [n for n in F.FIGURES if n != "verifier_delta" or rep.get("verification")]
             data = {"verifier_delta": F.verifier_delta_data(rep["verification"])} if rep.get("verification") else {}
+            if rep.get("settings", {}).get("recorded", True):  # the rounds from the record, while it matches the code
+                from .build import comparison_from
+                from .recorded import load_record
+
+                cmp = comparison_from(load_record(rep.get("settings", {}).get("record_path")))
+                data.update(rounds_vs_eps0=F.rounds_vs_eps0_data(comparison=cmp), renyi_alpha=F.renyi_alpha_data(comparison=cmp))
             written = F.draw(names, d / "figures", progress=progress, fmt="svg", data=data)
             embedded = [(n, p.relative_to(d).as_posix()) for n, p in written]
     _write_atomic(md, render_markdown(rep, embedded))
