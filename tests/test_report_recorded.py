@@ -36,6 +36,14 @@ def test_the_shipped_record_is_whole_and_undamaged():
     assert set(rec["items"]) == {item_key(n, a) for n, a, _ in recorded_computations()}
 
 
+def test_the_shipped_record_is_fresh():
+    """The record was made by this very code (its fingerprint), so the README's main command reads it and stays light
+    (about 10 s instead of 90 s); a change under reference/ needs python -m reference.report.regenerate (about 100 s)
+    and the new record committed with it.  The slow test below checks the values themselves."""
+    rec = json.loads(RECORD_PATH.read_text(encoding="utf-8"))
+    assert rec["fingerprint"] == source_fingerprint(), "stale record: python -m reference.report.regenerate"
+
+
 @pytest.mark.slow
 def test_every_recorded_item_is_what_the_code_computes():
     """Recompute every item (about 100 s) and compare with the record; the record is fresh (same code)."""
