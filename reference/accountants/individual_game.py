@@ -377,20 +377,24 @@ class IndividualDPSGDGameFilter(_Accountant):
             raise ValueError("ids must not repeat an example (an example takes at most one step per call)")
         return a.astype(np.intp, copy=False)
 
+    def _slot(self, a: np.ndarray) -> np.ndarray:
+        """The slot of each validated norm (:func:`_slots`: the scale rounded up); the one charging rule of the filter."""
+        return _slots(self._ext, a)
+
     def charges(self, norms) -> np.ndarray:
         """The integer charge of each norm (0 at a zero norm; c_k at the least scale s_k with norm <= s_k C; c_K above C)."""
-        return self._cost_ext[_slots(self._ext, _as_norms(norms))]
+        return self._cost_ext[self._slot(_as_norms(norms))]
 
     def items_of(self, norms) -> np.ndarray:
         """The menu item (index into :attr:`items`) each norm is charged at; -1 for a zero norm (the null step, free)."""
-        return _slots(self._ext, _as_norms(norms)) - 1
+        return self._slot(_as_norms(norms)) - 1
 
     def _decide(self, norms, ids, commit: bool) -> np.ndarray:
         a = _as_norms(norms)
         if a.ndim != 1:
             raise ValueError(f"norms must be a 1-d array (one norm per example of the batch), found shape {a.shape}")
         ix = self._ids(ids, a.size)
-        c = self._cost_ext[_slots(self._ext, a)]
+        c = self._cost_ext[self._slot(a)]
         with self._lock:
             cur = self._spent if ix is None else self._spent[ix]
             new = cur + c

@@ -105,7 +105,7 @@ def attack(f: DPSGDGameFilter, steps=ATTACK_STEPS, *, bits: int = ATTACK_BITS, l
     """The best adaptive analyst on ``steps`` against the filter object ``f``: certified ends of its value, both directions.
 
     Contract: each step is charged ``f.charge(q, sigma, scale)`` (a step the filter refuses as
-    outside its menu is dropped and listed); the game of :func:`reference.bounds.pair_game.pair_game`
+    outside its menu, or charges nothing, is dropped and listed); the game of :func:`reference.bounds.pair_game.pair_game`
     on the steps' own laws (:func:`reference.bounds.sgm_game.sgm_law` at q and sigma/scale, grid
     2^-bits) with those charges is read at the budget ``f.budget``.  Returns ``{"upper", "lower"}``
     (per direction, exact rationals: ``upper`` >= the value of every adaptive analyst on the steps,
@@ -118,6 +118,9 @@ def attack(f: DPSGDGameFilter, steps=ATTACK_STEPS, *, bits: int = ATTACK_BITS, l
             c = f.charge(*st)
         except ValueError:
             dropped.append([str(x) for x in st])
+            continue
+        if int(c) <= 0:  # a free step: repeated without end it breaks any filter; the game needs positive charges
+            dropped.append([str(x) for x in st] + ["charged 0"])
             continue
         kept.append(SGMItem(*st))
         charges.append(int(c))
