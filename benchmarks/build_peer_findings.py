@@ -39,6 +39,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workloads", required=True)
     ap.add_argument("--cap", type=float, default=120.0)
     ap.add_argument("--runs", nargs="*", default=())
+    ap.add_argument("--brackets", nargs="*", default=(),
+                    help="JSON-lines of earlier certified_bracket results (with spec or id, delta, precision_arg)")
     ap.add_argument("--out", default=str(F.DATA))
     a = ap.parse_args(argv)
     cache = {}
@@ -48,6 +50,15 @@ def main(argv=None) -> int:
             cache[(r["peer"], r["variant"], r["id"])] = {k: r[k] for k in ("outcome", "stdout_last", "error", "cpu_s",
                                                                              "wall_s", "killed_by") if k in r}
     rows = list(csv.DictReader(open(a.workloads, encoding="utf-8")))
+    specs = {w["id"]: w["spec"] for w in rows}
+    for path in a.brackets:  # certified brackets computed earlier by certified_bracket (each certified as it stands)
+        for line in open(path, encoding="utf-8"):
+            b = json.loads(line)
+            if "lower" not in b:
+                continue
+            key = (b.get("spec") or specs[b["id"]], b["delta"] if "delta" in b else
+                   next(w["delta"] for w in rows if w["id"] == b["id"]), b.get("precision_arg"))
+            F._BRACKETS[key] = {k: b[k] for k in ("lower", "upper", "precision", "source", "cpu_s")}
     found = []
     # the known cases first: autodp's Fourier accountant (two defects in a row), then the sweep
     found.append(F.make_finding("", "autodp", "fourier", *W1, cap_s=a.cap, code=AUTODP_PHI, workload="W1"))
@@ -57,7 +68,8 @@ def main(argv=None) -> int:
         for w in rows:
             fine = {"value_discretization_interval": 2e-5} if (peer, variant) == ("dp_accounting", "pld") else None
             f = F.make_finding("", peer, variant, w["spec"], w["delta"], cap_s=a.cap, workload=w["id"],
-                               run=cache.get((peer, variant, w["id"])), peer_fine=fine)
+                               run=cache.get((peer, variant, w["id"])), peer_fine=fine,
+                               run_fine=cache.get((peer, variant + "-fine", w["id"])))
             print(w["id"], peer, variant, f["kind"], f["status"], f["peer_value"], file=sys.stderr, flush=True)
             if f["kind"] is not None:
                 found.append(f)

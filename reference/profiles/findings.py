@@ -14,10 +14,12 @@ Kinds and statuses:
   composition, or for prv_accountant its reported *upper* end) lies below the certified lower end.
   Confirmed when a second certified route also excludes it: the certified bracket at a finer
   PLD precision, whose lower end is again above the value (and no lower than the first).
-* ``crash``: the call raises; confirmed when it raises again in a fresh process and the certified
-  bracket of the same input exists (the question is well posed).
-* ``timeout``: the call runs past the cap (``cap_s``, CPU-bound in a fresh process, killed at the
-  cap); confirmed when it runs past it again, while the certified bracket took the recorded CPU time.
+* ``crash`` (status ``crash``): the call raises, and raises the same again in a second fresh
+  process (else status ``dismissed``), while the certified bracket of the same input exists (the
+  question is well posed).
+* ``timeout`` (status ``timeout``): the call is killed at the cap (``cap_s`` CPU seconds in a fresh
+  process; not re-run when the record is built, a re-run costs the cap), while the certified
+  bracket of the same input took the recorded CPU time.
 * ``conservative`` findings are not defects and are not recorded.
 
 Each peer call runs in a fresh interpreter (:func:`run_call`) with one BLAS/OpenMP thread and a
@@ -236,13 +238,14 @@ def _second_route_bracket(spec: str, delta: str, value: float, precision: str) -
        "double with certified ends (rounded down); a crash or a timeout is recorded as such, never graded")
 def make_finding(fid: str, peer: str, variant: str, spec: str, delta: str, *, settings: dict | None = None,
                  cap_s: float = 120.0, fine_precision: str = "1/400", peer_fine: dict | None = None,
-                 workload: str | None = None, note: str = "", code: str | None = None, run: dict | None = None) -> dict:
+                 workload: str | None = None, note: str = "", code: str | None = None, run: dict | None = None,
+                 run_fine: dict | None = None) -> dict:
     """Run one peer call, certify the same quantity, and build the finding (see the module docstring).
 
     ``peer_fine``: settings of the same peer call at a finer setting, run as an extra
     (non-certified) route whose value is recorded for the maintainer.  ``code``: a call written by hand
     (instead of :func:`call_snippet`'s); ``run``: an earlier :func:`run_call` result of that very call,
-    used instead of running it again.  Returns the finding's dict;
+    used instead of running it again (``run_fine``: the same for the ``peer_fine`` call).  Returns the finding's dict;
     its ``kind`` is None when the peer answered inside or above the bracket (not a defect).
     """
     from .peers import installed
@@ -253,20 +256,27 @@ def make_finding(fid: str, peer: str, variant: str, spec: str, delta: str, *, se
     cert = certified_bracket(spec, delta)
     f: dict = {"id": fid, "peer": peer, "version": installed(peer), "variant": variant, "workload": workload,
                "spec": spec, "quantity": "eps", "delta": delta, "settings": settings, "call": code, "cap_s": cap_s,
-               "peer_cpu_s": r["cpu_s"], "peer_wall_s": r["wall_s"], "peer_value": None, "peer_output": r["stdout_last"],
+               "peer_cpu_s": r["cpu_s"], "peer_wall_s": r["wall_s"], "peer_killed_by": r.get("killed_by"),
+               "peer_value": None, "peer_output": r["stdout_last"],
                "peer_error": r["error"], "certified": {**cert, "precision_arg": None}, "kind": None, "status": None,
-               "second_route": None, "note": note}
+               "second_route": None, "note": note, "summary": ""}
     if r["outcome"] == "timeout":
         f.update(kind="timeout", status="timeout",
                  second_route={"kind": "certified bracket of the same input", "cpu_s": cert["cpu_s"]})
-        f["summary"] = (f"{peer} {f['version']} {variant} runs past {cap_s:g} s (killed at the cap, {r['cpu_s']:g} CPU s) "
+        past = (f"{cap_s:g} CPU s (killed at the CPU cap" if r["killed_by"] == "cpu cap" else
+                f"{r['wall_s']:g} s wall (killed at the wall-clock backstop, having used {r['cpu_s']:g} CPU s")
+        f["summary"] = (f"{peer} {f['version']} {variant} runs past {past}; a loaded machine) "
                         f"on {spec} at delta = {delta}; certified eps in [{cert['lower']}, {cert['upper']}] in "
                         f"{cert['cpu_s']:g} CPU s")
         return f
     if r["outcome"] == "crash":
-        f.update(kind="crash", status="crash",
-                 second_route={"kind": "certified bracket of the same input (the question is well posed)",
-                               "cpu_s": cert["cpu_s"]})
+        again = run_call(code, cap_s)  # the second route: the same call in another fresh process
+        same = again["outcome"] == "crash" and again["error"] == r["error"]
+        f.update(kind="crash", status="crash" if same else "dismissed",
+                 second_route={"kind": "the same call re-run in a fresh process; the certified bracket of the same "
+                                       "input exists (the question is well posed)",
+                               "rerun_outcome": again["outcome"], "rerun_error": again["error"],
+                               "rerun_cpu_s": again["cpu_s"], "bracket_cpu_s": cert["cpu_s"]})
         f["summary"] = (f"{peer} {f['version']} {variant} raises '{r['error'][:100]}' on {spec} at delta = {delta}; "
                         f"certified eps in [{cert['lower']}, {cert['upper']}]")
         return f
@@ -276,7 +286,7 @@ def make_finding(fid: str, peer: str, variant: str, spec: str, delta: str, *, se
         return f  # inside or above the bracket: not a defect
     sr = _second_route_bracket(spec, delta, v, fine_precision)
     if peer_fine is not None:
-        rf = run_call(call_snippet(peer, variant, spec, delta, **peer_fine), cap_s)
+        rf = run_fine if run_fine is not None else run_call(call_snippet(peer, variant, spec, delta, **peer_fine), cap_s)
         sr["peer_at_finer_setting"] = {"settings": peer_fine, "outcome": rf["outcome"], "cpu_s": rf["cpu_s"],
                                        "value": peer_value(peer, rf["stdout_last"]) if rf["outcome"] == "value" else None}
     ok = sr["excludes_peer_value"]
