@@ -32,6 +32,13 @@ AUTODP_PHI_GAMMA = ("from autodp import mechanism_zoo as mz\n"
                     "m.params['gamma'] = m.params['prob']  # work around the KeyError of the call above\n"
                     "print(repr(float(m.get_approxDP(1e-05))))\n")
 W1 = ("subsampled-gaussian:q=0.01,sigma=1.1x10000", "1e-5")
+#: kinds an outside review reported for these calls (running past 300 s); recorded as dismissed when not reproduced
+CLAIMED = {("prv_accountant", "prv", w): "timeout" for w in ("W9", "A16", "A17")}
+NOTES = {("prv_accountant", "prv", "W6"): "an explicit refusal, not a wrong number: the settings of "
+         "reference.profiles.peers (delta_error = 1e-10) equal this delta; notable, reported as a usability defect",
+         ("prv_accountant", "prv", "A17"): "its estimate lies inside the certified bracket; its upper end is conservative",
+         ("dp_accounting", "pld", "A17"): "the default value_discretization_interval 1e-4; at 2e-5 the same accountant "
+         "answers inside the certified bracket (second_route.peer_at_finer_setting)"}
 
 
 def main(argv=None) -> int:
@@ -41,6 +48,7 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", nargs="*", default=())
     ap.add_argument("--brackets", nargs="*", default=(),
                     help="JSON-lines of earlier certified_bracket results (with spec or id, delta, precision_arg)")
+    ap.add_argument("--only-cached", action="store_true", help="sweep only the calls found in --runs")
     ap.add_argument("--out", default=str(F.DATA))
     a = ap.parse_args(argv)
     cache = {}
@@ -66,8 +74,11 @@ def main(argv=None) -> int:
                                 note="the call with the KeyError worked around; SciPy 1.15 removed integrate.quadrature"))
     for peer, variant in (("dp_accounting", "pld"), ("dp_accounting", "rdp"), ("prv_accountant", "prv")):
         for w in rows:
+            if a.only_cached and (peer, variant, w["id"]) not in cache:
+                continue
             fine = {"value_discretization_interval": 2e-5} if (peer, variant) == ("dp_accounting", "pld") else None
             f = F.make_finding("", peer, variant, w["spec"], w["delta"], cap_s=a.cap, workload=w["id"],
+                               claimed=CLAIMED.get((peer, variant, w["id"])), note=NOTES.get((peer, variant, w["id"]), ""),
                                run=cache.get((peer, variant, w["id"])), peer_fine=fine,
                                run_fine=cache.get((peer, variant + "-fine", w["id"])))
             print(w["id"], peer, variant, f["kind"], f["status"], f["peer_value"], file=sys.stderr, flush=True)

@@ -197,7 +197,8 @@ def recheck(finding: dict, *, run_peer: bool = True, bracket: bool = True, cap_s
     Returns ``{"id", "peer_installed", "peer": run_call's dict (+ "value") or None, "bracket": certified_bracket's
     dict or None, "still_holds": bool or None}``.  ``still_holds``: for an anti-conservative finding,
     the recomputed lower end exceeds the recorded value (and the re-run value too, when one was
-    obtained); for a crash, the re-run crashed; for a timeout, the re-run ran past the cap.  None when
+    obtained); for a crash, the re-run crashed; for a timeout, the re-run ran past the cap; for a
+    dismissed claim, the re-run again answers (a timeout) or again lies inside (an eps).  None when
     nothing was re-run.
     """
     from .peers import installed
@@ -210,19 +211,19 @@ def recheck(finding: dict, *, run_peer: bool = True, bracket: bool = True, cap_s
         if r["outcome"] == "value":
             r["value"] = peer_value(finding["peer"], r["stdout_last"])
         res["peer"] = r
-        kind = finding["kind"]
-        if kind == "crash":
-            holds.append(r["outcome"] == "crash")
-        elif kind == "timeout":
-            holds.append(r["outcome"] == "timeout")
+        kind, status = finding["kind"], finding["status"]
+        if status in ("crash", "timeout"):
+            holds.append(r["outcome"] == status)
+        elif kind == "timeout":  # dismissed: it answered under the cap
+            holds.append(r["outcome"] == "value")
         elif r["outcome"] == "value":
-            holds.append(_lower_exceeds(finding["certified"]["lower"], r["value"]))
+            holds.append(_lower_exceeds(finding["certified"]["lower"], r["value"]) == (status == "confirmed"))
         else:
             holds.append(False)
     if bracket and finding.get("spec"):
         b = certified_bracket(finding["spec"], finding["delta"], finding["certified"].get("precision_arg"))
         res["bracket"] = b
-        if finding["kind"] == "anti-conservative":
+        if finding["kind"] == "anti-conservative" and finding["status"] == "confirmed":
             holds.append(_lower_exceeds(b["lower"], float(finding["peer_value"])))
     res["still_holds"] = all(holds) if holds else None
     return res
@@ -239,13 +240,15 @@ def _second_route_bracket(spec: str, delta: str, value: float, precision: str) -
 def make_finding(fid: str, peer: str, variant: str, spec: str, delta: str, *, settings: dict | None = None,
                  cap_s: float = 120.0, fine_precision: str = "1/400", peer_fine: dict | None = None,
                  workload: str | None = None, note: str = "", code: str | None = None, run: dict | None = None,
-                 run_fine: dict | None = None) -> dict:
+                 run_fine: dict | None = None, claimed: str | None = None) -> dict:
     """Run one peer call, certify the same quantity, and build the finding (see the module docstring).
 
     ``peer_fine``: settings of the same peer call at a finer setting, run as an extra
     (non-certified) route whose value is recorded for the maintainer.  ``code``: a call written by hand
     (instead of :func:`call_snippet`'s); ``run``: an earlier :func:`run_call` result of that very call,
-    used instead of running it again (``run_fine``: the same for the ``peer_fine`` call).  Returns the finding's dict;
+    used instead of running it again (``run_fine``: the same for the ``peer_fine`` call).  ``claimed``: the
+    kind an earlier report claimed for this call; when the call does not reproduce it, the finding
+    is recorded with that kind and status ``dismissed``.  Returns the finding's dict;
     its ``kind`` is None when the peer answered inside or above the bracket (not a defect).
     """
     from .peers import installed
@@ -283,6 +286,14 @@ def make_finding(fid: str, peer: str, variant: str, spec: str, delta: str, *, se
     v = peer_value(peer, r["stdout_last"])
     f["peer_value"] = v
     if not _lower_exceeds(cert["lower"], v):
+        if claimed is not None:  # a claimed crash or timeout that did not happen: dismissed
+            where = ("above the certified upper end (conservative)" if Fraction(v) > Fraction(cert["upper"])
+                     else "inside the certified bracket")
+            f.update(kind=claimed, status="dismissed",
+                     second_route={"kind": "the same call, run to its answer under the cap", "cpu_s": r["cpu_s"]})
+            f["summary"] = (f"dismissed: {peer} {f['version']} {variant} answers {v!r} in {r['cpu_s']:g} CPU s "
+                            f"(under the {cap_s:g} CPU s cap; {r['wall_s']:g} s wall on a loaded machine) on {spec} at "
+                            f"delta = {delta}, {where} [{cert['lower']}, {cert['upper']}]")
         return f  # inside or above the bracket: not a defect
     sr = _second_route_bracket(spec, delta, v, fine_precision)
     if peer_fine is not None:
