@@ -266,7 +266,8 @@ def make_finding(fid: str, peer: str, variant: str, spec: str, delta: str, *, se
     if r["outcome"] == "timeout":
         f.update(kind="timeout", status="timeout",
                  second_route={"kind": "certified bracket of the same input", "cpu_s": cert["cpu_s"]})
-        past = (f"{cap_s:g} CPU s (killed at the CPU cap" if r["killed_by"] == "cpu cap" else
+        past = (f"its {cap_s:g} CPU s cap (killed at the CPU cap with {r['cpu_s']:g} CPU s measured, {r['wall_s']:g} s wall"
+                if r["killed_by"] == "cpu cap" else
                 f"{r['wall_s']:g} s wall (killed at the wall-clock backstop, having used {r['cpu_s']:g} CPU s")
         f["summary"] = (f"{peer} {f['version']} {variant} runs past {past}; a loaded machine) "
                         f"on {spec} at delta = {delta}; certified eps in [{cert['lower']}, {cert['upper']}] in "
