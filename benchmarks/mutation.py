@@ -503,7 +503,7 @@ MUTANTS = (
            "reference/profiles/findings.py",
            "    return Fraction(lower_text) > Fraction(v)\n",
            "    return Fraction(lower_text) < Fraction(v)\n",
-           ("tests/test_peer_findings.py", "-k", "negative_control or recomputed_bracket")),
+           ("tests/test_peer_findings.py", "-k", "recheck_holds")),
     Mutant("findings_cpu_cap_kill_read_as_crash", "regression",
            "a call killed at the CPU cap is recorded as a crash of the peer",
            "reference/profiles/findings.py",

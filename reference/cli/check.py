@@ -11,6 +11,8 @@
   (:mod:`reference.profiles.peers`); exit status 1 if a peer is anti-conservative somewhere.
   ``--workers N`` / ``--scheduler ADDRESS`` run the cases on a local process pool (the default)
   or a Dask cluster (:mod:`reference.profiles.executor`).
+  ``crosscheck --findings all|ID[,ID]`` instead re-runs recorded peer findings
+  (:mod:`reference.profiles.findings`): exit status 1 if one no longer holds, 2 for an unknown id.
 """
 from __future__ import annotations
 
