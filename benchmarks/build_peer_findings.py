@@ -39,6 +39,8 @@ NOTES = {("prv_accountant", "prv", "W6"): "an explicit refusal, not a wrong numb
          ("prv_accountant", "prv", "A17"): "its estimate lies inside the certified bracket; its upper end is conservative",
          ("dp_accounting", "pld", "A17"): "the default value_discretization_interval 1e-4; at 2e-5 the same accountant "
          "answers inside the certified bracket (second_route.peer_at_finer_setting)"}
+#: inputs probed near the dp-accounting finding (sampling rate 1e-5, 10^6 steps), beyond the workloads
+PROBES = [("P1", "subsampled-gaussian:q=0.00001,sigma=0.6x1000000", "1e-9")]
 
 
 def main(argv=None) -> int:
@@ -84,6 +86,13 @@ def main(argv=None) -> int:
             print(w["id"], peer, variant, f["kind"], f["status"], f["peer_value"], file=sys.stderr, flush=True)
             if f["kind"] is not None:
                 found.append(f)
+    for pid, spec, delta in PROBES:  # dp-accounting's default PLD only (where the finding was)
+        f = F.make_finding("", "dp_accounting", "pld", spec, delta, cap_s=a.cap, workload=pid,
+                           run=cache.get(("dp_accounting", "pld", pid)), peer_fine={"value_discretization_interval": 2e-5},
+                           run_fine=cache.get(("dp_accounting", "pld-fine", pid)), note="probed near F3")
+        print(pid, f["kind"], f["status"], f["peer_value"], file=sys.stderr, flush=True)
+        if f["kind"] is not None:
+            found.append(f)
     for i, f in enumerate(found, 1):
         f["id"] = f"F{i}"
     with open(a.out, "w", encoding="utf-8") as fh:

@@ -81,7 +81,7 @@ def call_snippet(peer: str, variant: str, spec: str, delta: str, **settings) -> 
     line: a float, or for prv_accountant ``lower estimate upper``.  Variants: dp_accounting ``pld``
     (``PLDAccountant``; ``settings['value_discretization_interval']`` optional) and ``rdp``
     (``RdpAccountant()``); prv_accountant ``prv`` (``PRVAccountant``, ``eps_error`` and
-    ``delta_error`` from ``settings``, default 0.01 and 1e-10 as in :mod:`.peers`).
+    ``delta_error`` from ``settings``, default 0.01 and 1e-10 as in :mod:`reference.profiles.peers`).
     The inputs are the doubles nearest the decimals of ``spec`` and ``delta``.
     """
     items, d = _items(spec), float(Fraction(delta))
