@@ -135,3 +135,16 @@ def test_cli_refuses_an_unknown_finding_id(capsys):
 
     assert main(["crosscheck", "--findings", "F999"]) == 2
     assert "--findings" in capsys.readouterr().err
+
+
+def test_cli_reruns_a_fast_finding(capsys):
+    from reference.cli.app import main
+
+    fast = [f for f in FINDINGS if f["status"] == "crash" and f["peer_cpu_s"] <= FAST_PEER_S
+            and installed(f["peer"]) == f["version"]]
+    if not fast:
+        pytest.skip("no recorded crash of an installed peer version is fast to re-run")
+    f = fast[0]
+    assert main(["crosscheck", "--findings", f["id"], "--no-bracket"]) == 0
+    out = capsys.readouterr().out
+    assert f["id"] in out and "still holds" in out and "now crash" in out
