@@ -13,6 +13,8 @@
   (:mod:`reference.profiles.peers`); exit status 1 if a peer is anti-conservative somewhere.
   ``--workers N`` / ``--scheduler ADDRESS`` run the cases on a local process pool (the default)
   or a Dask cluster (:mod:`reference.profiles.executor`).
+  ``crosscheck --findings all|ID[,ID]`` instead re-runs recorded peer findings
+  (:mod:`reference.profiles.findings`): exit status 1 if one no longer holds, 2 for an unknown id.
 """
 from __future__ import annotations
 
@@ -96,7 +98,41 @@ def _check(args) -> int:
     return v.exit_status
 
 
+def _findings(args) -> int:
+    """``crosscheck --findings IDS``: re-run recorded peer findings (:mod:`reference.profiles.findings`)."""
+    from ..profiles.findings import load, recheck
+
+    try:
+        cap = parse_seconds(args.cap, "--cap") if args.cap is not None else None
+        rec = load()["findings"]
+        known = [f["id"] for f in rec]
+        want = known if args.findings == "all" else [x.strip() for x in args.findings.split(",") if x.strip()]
+        unknown = [x for x in want if x not in known]
+        if unknown or not want:
+            raise UsageError(f"--findings must be 'all' or ids among {', '.join(known)}, found {args.findings!r}")
+    except (UsageError, ValueError, OSError) as exc:
+        print(error_line("crosscheck", str(exc)), file=sys.stderr)
+        return 2
+    results = [recheck(f, bracket=not args.no_bracket, cap_s=cap) for f in rec if f["id"] in want]
+    if args.json:
+        print(json.dumps({"findings": results, **build_info()}, indent=2))
+    else:
+        byid = {f["id"]: f for f in rec}
+        for r in results:
+            f, p, b = byid[r["id"]], r["peer"], r["bracket"]
+            now = ("peer not installed" if r["peer_installed"] is None else
+                   f"now {p['outcome']}" + (f" {p['value']!r}" if p.get("value") is not None else "")
+                   + f" ({p['cpu_s']:g} CPU s)")
+            cert = f"certified [{b['lower']}, {b['upper']}]" if b else f"recorded [{f['certified']['lower']}, {f['certified']['upper']}]"
+            held = {True: "still holds", False: "NO LONGER HOLDS", None: "not re-run"}[r["still_holds"]]
+            print(f"{f['id']:<4} {f['peer']} {f['version']} {f['kind']:<17} recorded {f['peer_value'] if f['peer_value'] is not None else f['status']}  "
+                  f"{now}  {cert}  {held}")
+    return 1 if any(r["still_holds"] is False for r in results) else 0
+
+
 def _crosscheck(args) -> int:
+    if getattr(args, "findings", None):
+        return _findings(args)
     from ..profiles.executor import make_executor
     from ..profiles.peers import PEERS, run_crosscheck
 
@@ -173,6 +209,11 @@ def add_cli(sub) -> list[str]:
     c.add_argument("--limit", type=int, default=None, help="at most this many cases per vector file")
     c.add_argument("--huge-k", action="store_true", help="include the cases flagged huge-k (minutes per peer)")
     add_executor_arguments(c, "grade")
+    c.add_argument("--findings", default=None, metavar="all|ID[,ID]",
+                   help="instead: re-run recorded peer findings (reference/data/peer_findings.json): each peer call in a "
+                        "fresh process under its time cap, and our certified bracket; exit status 1 if one no longer holds")
+    c.add_argument("--cap", default=None, metavar="S", help="with --findings: the time cap per peer call (default: the recorded one)")
+    c.add_argument("--no-bracket", action="store_true", help="with --findings: do not recompute our brackets")
     c.add_argument("--json", action="store_true", help="print the grades as JSON")
     c.set_defaults(func=_crosscheck)
     return ["check", "crosscheck"]
