@@ -188,14 +188,14 @@ def test_quickstart_covers_five_tasks_in_python_and_on_the_command_line():
     assert len(sections) == 5, len(sections)
     for i, sec in enumerate(sections, 1):
         langs = [lang for lang, _ in _BLOCK.findall(sec)]
-        assert "python" in langs and "console" in langs, (i, langs)
-    for block in _blocks("python"):
+        assert ("python" in langs or "pycon" in langs) and "console" in langs, (i, langs)
+    for block in _blocks("python") + _blocks("pycon"):
         assert "import fullyadaptive" in block, block
 
 
 def test_quickstart_python_snippets_run(capsys):
     blocks = _blocks("python")
-    assert len(blocks) == 5
+    assert len(blocks) + len(_blocks("pycon")) == 5
     t0 = time.monotonic()
     for i, code in enumerate(blocks, 1):
         try:
@@ -206,6 +206,24 @@ def test_quickstart_python_snippets_run(capsys):
     assert "349" in out and "game_filter 562" in out and "false as printed W22-LEM4-QUOTE" in out, out[-2000:]
     elapsed = time.monotonic() - t0
     assert elapsed < 60, f"the quick start's snippets take {elapsed:.0f} s; they are meant to run in seconds"
+
+
+def test_quickstart_sessions_are_doctests():
+    """The quick start's printed numbers come from a run: its ``pycon`` sessions are doctests (ELLIPSIS only where the
+    text says ...)."""
+    import doctest
+
+    blocks = _blocks("pycon")
+    assert blocks
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    report: list[str] = []
+    for i, block in enumerate(blocks, 1):
+        test = parser.get_doctest(block, {}, f"quickstart.rst session {i}", str(QUICKSTART), 0)
+        assert test.examples
+        runner.run(test, out=report.append)
+    res = runner.summarize(verbose=False)
+    assert res.failed == 0, "the quick start prints something else (run the session and update it):\n" + "".join(report)
 
 
 # commands cheap enough to run here (a second or less each); the others are only parsed
