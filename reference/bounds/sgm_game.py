@@ -539,7 +539,9 @@ _BITS = Domain(lo=Fraction(1), hi=Fraction(30), lo_closed=True, hi_closed=True, 
                "negative controls); falsifier claim DPSGD-GAME-FILTER (tests/test_dpsgd_probe.py: an adaptive analyst "
                "on off-grid subsampled Gaussians, and the planted NC-DPSGD-* rules it refutes).")
 def dpsgd_game_filter_budget(eps, delta, q, sigma, sigma2, bits=4) -> int:
-    """The DP-SGD game filter's certified budget B* on the two-item menu {(q, sigma), (q, sigma2)} (default costs).
+    """zhu2022 Prop. 30 pairs in the exact game: the DP-SGD game filter's certified budget B*.
+
+    The menu is the two items {(q, sigma), (q, sigma2)}, with the default costs.
 
     Contract: :func:`sgm_menu_certificate` on ``[SGMItem(q, sigma), SGMItem(q, sigma2)]`` at the grid
     2^-bits, its ``budget``: the filter "admit a step charged c_k while spent + c_k <= B*" is
