@@ -123,3 +123,16 @@ def test_crosscheck_reports_a_missing_peer(monkeypatch):
     monkeypatch.setitem(peers.PEERS, "absent", ("no_such_module_xyz", None))
     rep = peers.run_crosscheck(["absent"])
     assert rep["peers"]["absent"]["status"].startswith("not installed")
+
+
+def test_an_invalid_delta_reads_above_the_claim():
+    """A certified lower end just above the claim is printed with the digits it takes to read above it."""
+    import mpmath
+
+    import reference.profiles.check as C
+
+    claim = Fraction("1.81e-34")
+    lo = mpmath.mpf("1.8100062788e-34")
+    text = C._shown_above(lo, claim)
+    assert Fraction(text) > claim and Fraction(text) <= Fraction(mpmath.nstr(lo, 30))
+    assert C._shown_above(mpmath.mpf("0.5"), Fraction(1, 10 ** 6)) == "0.5"

@@ -1061,6 +1061,19 @@ class Verdict:
         }
 
 
+def _shown_above(lo, claim: Fraction) -> str:
+    """A certified lower end ``lo`` > ``claim`` printed rounded down with as many digits (6 to 30) as it takes to read
+    above the claim ("1.81001e-34 > 1.81e-34", not "1.81e-34 > 1.81e-34")."""
+    for digits in (6, 10, 15, 20, 30):
+        text = bounded_decimal(lo, digits, "lower", probability=True)
+        try:
+            if Fraction(text) > claim:
+                return text
+        except (ValueError, ZeroDivisionError):
+            return text
+    return text
+
+
 def _trivial(quantity: str, why: str) -> Bracket:
     """The bracket every composition has: delta(eps) in [0, 1], eps(delta) in [0, inf]."""
     return Bracket(quantity, mpmath.mpf(0), mpmath.mpf(1) if quantity == "delta" else cl.INF, False, "bracket",
@@ -1176,7 +1189,7 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, 
             head = f"the true eps at delta = {_fmt(d)} is infinite (no finite eps holds at this delta)"
         else:
             head = ""
-        tail = (f"the true delta at eps = {_fmt(e)} is at least {bounded_decimal(db.lo, 6, 'lower', probability=True)} > {_fmt(d)}"
+        tail = (f"the true delta at eps = {_fmt(e)} is at least {_shown_above(db.lo, d)} > {_fmt(d)}"
                 if pure_dp._cmp(db.lo, d) > 0 else "")
         msg = "INVALID: " + ", and ".join(x for x in (head, tail) if x)
         src = (db.lo_source or db.source) if tail else (eb.lo_source or eb.source)
