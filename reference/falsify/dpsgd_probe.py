@@ -45,7 +45,7 @@ from ..catalog import cites
 from ..precision import directed_decimal
 
 __all__ = ["DPSGD_MENU", "ATTACK_STEPS", "BUDGET_EXTRA", "SigmaRoundedUpFilter", "BudgetAboveFilter", "attack",
-           "run_dpsgd_probe"]
+           "counterexample", "run_dpsgd_probe"]
 
 F = Fraction
 #: (eps, delta, menu, the filter's grid bits): W8's sampling rate and noise levels at eps = 8 (as the natural filter's probe)
@@ -177,14 +177,23 @@ def run_dpsgd_probe(claim_id: str, deep: bool = False) -> dict:
              "allowed": directed_decimal(delta, 6, "upper"), "ratio": str(lo / delta), "direction": direction}
     ce = None
     if lo > delta:
-        ce = {"target": name, "engine": "dpsgd_probe", "target_description": f"{name} on {menu}, budget {a['budget']}",
-              "adversary": "the argmax policy of the lower recursion, on the bucketed steps", "menu": menu,
-              "attack_steps": a["steps"], "charges": a["charges"], "direction": direction,
-              "event": f"hockey-stick divergence of the stopped transcript at eps = {f.eps} ({direction} direction)",
-              "probability_lower": str(lo), "probability_decimal": directed_decimal(lo, 6, "lower"),
-              "promised": str(delta), "promised_decimal": directed_decimal(delta, 6, "upper"),
-              "game_value_upper": directed_decimal(up, 6, "upper"), "loss_unit": f"2^-{bits}"}
+        ce = counterexample(name, "dpsgd_probe", f"{name} on {menu}, budget {a['budget']}", menu, a, direction,
+                            f"hockey-stick divergence of the stopped transcript at eps = {f.eps} ({direction} direction)",
+                            lo, up, delta, bits)
     return {"counterexample": ce, "worst": worst, "space": space, "seconds": time.perf_counter() - t0}
+
+
+@cites("whitehouse2022", "Theorem 1 (filter semantics: the stopped interaction a counterexample's analyst produces)")
+def counterexample(name: str, engine: str, description: str, menu: list, a: dict, direction: str, event: str,
+                   lo: Fraction, up: Fraction, delta: Fraction, bits: int) -> dict:
+    """The record of a certified counterexample of an :func:`attack` (``lo`` > ``delta``: the value of an actual
+    analyst, the argmax policy of the lower recursion), as the falsifier's reports print it."""
+    return {"target": name, "engine": engine, "target_description": description,
+            "adversary": "the argmax policy of the lower recursion, on the bucketed steps", "menu": menu,
+            "attack_steps": a["steps"], "charges": a["charges"], "direction": direction, "event": event,
+            "probability_lower": str(lo), "probability_decimal": directed_decimal(lo, 6, "lower"),
+            "promised": str(delta), "promised_decimal": directed_decimal(delta, 6, "upper"),
+            "game_value_upper": directed_decimal(up, 6, "upper"), "loss_unit": f"2^-{bits}"}
 
 
 def _register() -> None:

@@ -27,7 +27,7 @@ import numpy as np
 from ..accountants.individual_game import IndividualDPSGDGameFilter
 from ..catalog import cites
 from ..precision import directed_decimal
-from .dpsgd_probe import attack
+from .dpsgd_probe import attack, counterexample
 
 __all__ = ["INDIVIDUAL_MENU", "ATTACK_SCALES", "ScaleRoundedDownFilter", "OneExample", "run_individual_probe"]
 
@@ -110,13 +110,9 @@ def run_individual_probe(claim_id: str, deep: bool = False) -> dict:
              "allowed": directed_decimal(f.delta, 6, "upper"), "ratio": str(lo / f.delta), "direction": direction}
     ce = None
     if lo > f.delta:
-        ce = {"target": name, "engine": "individual_probe", "target_description": f"{name}, one example, budget {a['budget']}",
-              "adversary": "the argmax policy of the lower recursion, on the bucketed steps", "menu": menu,
-              "attack_steps": a["steps"], "charges": a["charges"], "direction": direction,
-              "event": f"hockey-stick divergence of the example's stopped transcript at eps = {f.eps} ({direction})",
-              "probability_lower": str(lo), "probability_decimal": directed_decimal(lo, 6, "lower"),
-              "promised": str(f.delta), "promised_decimal": directed_decimal(f.delta, 6, "upper"),
-              "game_value_upper": directed_decimal(up, 6, "upper"), "loss_unit": f"2^-{bits}"}
+        ce = counterexample(name, "individual_probe", f"{name}, one example, budget {a['budget']}", menu, a, direction,
+                            f"hockey-stick divergence of the example's stopped transcript at eps = {f.eps} ({direction})",
+                            lo, up, f.delta, bits)
     return {"counterexample": ce, "worst": worst, "space": space, "seconds": time.perf_counter() - t0}
 
 

@@ -1061,6 +1061,21 @@ class Verdict:
         }
 
 
+def _reported_bracket(steps, quantity: str, at: Fraction, dps: int, report, known: Bracket | None) -> Bracket:
+    """The bracket of the question :func:`check` is computing, intersected with ``known`` (a certified bracket of the
+    same question, or None); while it is computed, routes report partial brackets to ``report`` (:func:`_partial`),
+    and the result is reported too."""
+    tok = _PARTIAL.set((steps, quantity, at, report)) if report is not None else None
+    try:
+        b = intersect(_group_bracket(steps, quantity, at, dps), known)
+    finally:
+        if tok is not None:
+            _PARTIAL.reset(tok)
+    if report is not None:
+        report(b)
+    return b
+
+
 def _shown_above(lo, claim: Fraction) -> str:
     """A certified lower end ``lo`` > ``claim`` printed rounded down with as many digits (6 to 30) as it takes to read
     above the claim ("1.81001e-34 > 1.81e-34", not "1.81e-34 > 1.81e-34")."""
@@ -1120,26 +1135,10 @@ def check(spec, eps, delta, *, tol="0.01", binary: bool = False, dps: int = 20, 
     while not late("delta bracket"):
         toks = _PLD_HINT.set((e, d)), _PLD_PRECISION.set(prec), _CONC_MEMO.set({})
         try:
-            if report is not None:
-                ptok = _PARTIAL.set((steps, "delta", e, report))
-            try:
-                db = intersect(_group_bracket(steps, "delta", e, dps), db)
-            finally:
-                if report is not None:
-                    _PARTIAL.reset(ptok)
-            if report is not None:
-                report(db)
+            db = _reported_bracket(steps, "delta", e, dps, report, db)
             if late("eps bracket"):
                 break
-            if report is not None:
-                ptok = _PARTIAL.set((steps, "eps", d, report))
-            try:
-                eb = intersect(_group_bracket(steps, "eps", d, dps), eb)
-            finally:
-                if report is not None:
-                    _PARTIAL.reset(ptok)
-            if report is not None:
-                report(eb)
+            eb = _reported_bracket(steps, "eps", d, dps, report, eb)
         finally:
             _PLD_HINT.reset(toks[0])
             _PLD_PRECISION.reset(toks[1])
