@@ -26,12 +26,13 @@ _NN = Domain.nonnegative()
 _U = Domain.open_unit()
 _U1 = Domain.half_open_unit()
 _BITS = Domain(lo=Fraction(1), hi=Fraction(30), lo_closed=True, hi_closed=True, integer=True)
+_BLOCK = Domain.integers_from(1)
 
 
 @lru_cache(maxsize=16)
-def _certificate(eps: Fraction, delta: Fraction, items: tuple, bits: int, costs):
+def _certificate(eps: Fraction, delta: Fraction, items: tuple, bits: int, costs, block=None):
     """The menu's certificate, once per process for each exact parameter set (never mutated by its users)."""
-    return sgm_menu_certificate(eps, delta, items, bits=bits, costs=costs)
+    return sgm_menu_certificate(eps, delta, items, bits=bits, costs=costs, block=block)
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,7 +42,9 @@ class DPSGDGameFilterRemaining(Remaining):
     budget: int                    #: B*, certified by the exact adaptive game
     spent: int
     remaining: int                 #: B* - spent
-    steps_left: tuple[int, ...]    #: per menu item: floor(remaining / c_k), the steps of that item alone that still fit
+    steps_left: tuple[int, ...]    #: per menu item: the steps of that item alone that still fit (blocks: the open block's too)
+    block_item: int | None = None  #: blocks: the item of the open block (None: no block open, or per-step charges)
+    block_left: int = 0            #: blocks: the steps the open block still admits free of charge
 
 
 @cites("zhu2022", "Proposition 30 / Theorem 10 (tight dominating pairs of the Poisson-subsampled Gaussian; "
@@ -61,8 +64,19 @@ class DPSGDGameFilter(_Accountant):
     ``ValueError``: it is outside the certificate.  Rounding: a step is charged upwards (at an item
     at least as leaky); the budget is certified from upper ends of the game value.
 
-    The certificate (budget, the game value's upper end at B* and lower end at B* + 1, the costs)
-    is part of the saved state; loading recomputes it from the parameters (cached per process) and
+    Blocks (``block`` = m, an integer >= 1; ``pair_game`` docstring step 7): each item k gets a
+    block length m_k (m for the item with the fewest blocks of m steps in its own optimum, longer
+    ones for the others, :func:`reference.bounds.sgm_game.block_lengths`) and a cost per block
+    (default 1 unit).  A step dominated by the open block's item is admitted free while the block
+    has steps left; any other step opens a block of the item cheapest per step (c_k / m_k) among
+    those dominating it, charged c_k, and what was left of the open block is forfeited.  The game
+    on the blocks' laws certifies B*; the analyst still chooses every step adaptively and may stop
+    anywhere, it only pays for a block at a time.  A homogeneous run keeps more of its optimum
+    (the game's adversary switches only between blocks), and the game is computed on B*'s few
+    levels, which makes fine grids affordable.
+
+    The certificate (budget, the game value's upper end at B* and lower end at B* + 1, the costs,
+    the block lengths) is part of the saved state; loading recomputes it from the parameters (cached per process) and
     refuses a state whose stored certificate differs.
 
     Preconditions: eps > 0, 0 < delta < 1, a non-empty menu of items with 0 < q <= 1, sigma > 0,
@@ -74,19 +88,22 @@ class DPSGDGameFilter(_Accountant):
 
     _PARAMS = (("eps", _P, False), ("delta", _U, False), ("menu", None, False), ("bits", _BITS, False),
                ("costs", None, True), ("charges", None, True), ("budget", _NN, True),
-               ("value_at_budget", _NN, True), ("value_above_budget", _NN, True))
+               ("value_at_budget", _NN, True), ("value_above_budget", _NN, True), ("block", _BLOCK, True),
+               ("blocks", None, True))
     _STATE = ("spent",)
-    #: bits is a tuning parameter (the certificate holds at every grid): its rounded value
-    _PARAM_ENDS = {**_Accountant._PARAM_ENDS, "bits": None}
-    _CERT = ("charges", "budget", "value_at_budget", "value_above_budget")
+    #: bits and block are tuning parameters (the certificate holds at every grid and block): their rounded values
+    _PARAM_ENDS = {**_Accountant._PARAM_ENDS, "bits": None, "block": None}
+    _CERT = ("charges", "budget", "value_at_budget", "value_above_budget", "blocks")
 
-    def __init__(self, eps, delta, menu, bits=8, costs=None):
+    def __init__(self, eps, delta, menu, bits=8, costs=None, block=None):
         """A DP-SGD game filter for target (eps, delta) on a menu; ``ValueError`` names a bad parameter."""
         items = _menu(menu)
         vals = {"eps": eps, "delta": delta, "menu": items, "bits": bits, "costs": _costs(costs, len(items)),
-                "charges": None, "budget": None, "value_at_budget": None, "value_above_budget": None}
+                "charges": None, "budget": None, "value_at_budget": None, "value_above_budget": None,
+                "block": block, "blocks": None}
         self._init_params(vals)
-        cert = _certificate(self._p["eps"], self._p["delta"], items, int(self._p["bits"]), self._p["costs"])
+        blk = None if self._p["block"] is None else int(self._p["block"])
+        cert = _certificate(self._p["eps"], self._p["delta"], items, int(self._p["bits"]), self._p["costs"], blk)
         if cert.budget < 0:  # pragma: no cover - a zero budget's game value is 0 <= delta
             raise ArithmeticError(f"the game certified no budget (internal): {cert.as_dict()}")
         self._cert = cert
@@ -94,12 +111,23 @@ class DPSGDGameFilter(_Accountant):
         self._p["budget"] = Fraction(cert.budget)
         self._p["value_at_budget"] = cert.upper_at_budget
         self._p["value_above_budget"] = cert.lower_above
+        self._p["blocks"] = tuple(cert.blocks) or None
+        self._m = self._p["blocks"]
         self._spent = Fraction(0)
+        self._open = (None, 0)          # blocks: (item of the open block, steps it still admits)
         self._fast: dict = {}
 
     @classmethod
+    def _params_kw(cls, params) -> dict:
+        """As the base class; a state saved before blocks existed (no ``block``/``blocks`` keys) reads as per-step."""
+        if isinstance(params, dict) and "block" not in params and "blocks" not in params:
+            params = {**params, "block": None, "blocks": None}
+        return super()._params_kw(params)
+
+    @classmethod
     def _from_params(cls, kw):
-        obj = cls(kw["eps"], kw["delta"], kw["menu"], int(kw["bits"]), kw["costs"])
+        obj = cls(kw["eps"], kw["delta"], kw["menu"], int(kw["bits"]), kw["costs"],
+                  None if kw["block"] is None else int(kw["block"]))
         for name in cls._CERT:
             if kw[name] != obj._p[name]:
                 raise ValueError(f"params.{name} = {kw[name]} does not match the recomputed certificate "
@@ -110,7 +138,7 @@ class DPSGDGameFilter(_Accountant):
     def _param_to_json(self, name: str, v):
         if name == "menu":
             return [{k: _exact_json(getattr(it, k)) for k in _KEYS} for it in v]
-        if name in ("costs", "charges"):
+        if name in ("costs", "charges", "blocks"):
             return list(v)
         return _exact_json(v)
 
@@ -120,7 +148,7 @@ class DPSGDGameFilter(_Accountant):
             if not isinstance(v, list) or not all(isinstance(x, dict) and set(x) == set(_KEYS) for x in v):
                 raise ValueError(f"{where} must be a list of {{q, sigma, scale}} objects, found {_describe(v)}")
             return tuple(SGMItem(*(_in(x[k], f"{where}[{i}].{k}", _P) for k in _KEYS)) for i, x in enumerate(v))
-        if name in ("costs", "charges"):
+        if name in ("costs", "charges", "blocks"):
             if not isinstance(v, list) or not all(type(c) is int and c >= 1 for c in v):
                 raise ValueError(f"{where} must be a list of positive integers, found {_describe(v)}")
             return tuple(v)
@@ -175,13 +203,19 @@ class DPSGDGameFilter(_Accountant):
         return (check("q", q, _U1, end="upper"), check("sigma", sigma, _P, end="lower"),
                 check("scale", scale, _U1, end="upper"))
 
+    @property
+    def blocks(self) -> tuple[int, ...] | None:
+        """Steps per block of each menu item (None: every step is charged)."""
+        return self._m
+
     def charged_item(self, q, sigma, scale=1) -> int:
         """The index of the menu item a step (q, sigma, scale) is charged at: the cheapest that dominates it.
 
+        With blocks: the cheapest per step (c_k / m_k), the item a new block would be opened at.
         ``ValueError`` when no item dominates the step (it is outside the certificate).
         """
         q, sigma, scale = self._parse_step(q, sigma, scale)
-        best = charged_index(self._p["menu"], self._p["charges"], q, sigma, scale)
+        best = charged_index(self._p["menu"], self._p["charges"], q, sigma, scale, self._m)
         if best is None:
             raise ValueError(
                 f"no menu item dominates the step q = {q}, sigma = {sigma}, scale = {scale} (sigma/scale = "
@@ -190,11 +224,30 @@ class DPSGDGameFilter(_Accountant):
         return best
 
     def charge(self, q, sigma, scale=1) -> int:
-        """The integer charge of a step: the cost of :meth:`charged_item` (``ValueError`` outside the menu)."""
+        """The integer charge of a step that opens a block (per-step charges: of every step): the cost of
+        :meth:`charged_item` (``ValueError`` outside the menu).  A step inside an open block is free (:meth:`can_run`)."""
         return self._p["charges"][self.charged_item(q, sigma, scale)]
 
+    def _after(self, step: tuple, count: int, dom=None) -> tuple:
+        """(charge, open block) after ``count`` admitted steps ``step`` from the current state (exact, O(1))."""
+        if self._m is None:
+            k = self.charged_item(*step)
+            return count * self._p["charges"][k], (None, 0)
+        j, left = self._open
+        menu = self._p["menu"]
+        inside = left > 0 and (dom[j] if dom is not None else menu[j].dominates(*step))
+        free = min(count, left) if inside else 0
+        rest = count - free
+        if rest == 0:
+            return 0, (j, left - free)
+        k = self.charged_item(*step)
+        m = self._m[k]
+        nb = -(-rest // m)                     # blocks opened: ceil(rest / m)
+        return nb * self._p["charges"][k], (k, nb * m - rest)
+
     def _apply(self, step: tuple, count: int = 1) -> None:
-        self._spent += count * self.charge(*step)
+        c, self._open = self._after(step, count)
+        self._spent += c
 
     def _state_problem(self) -> str | None:
         if self._spent > self._cert.budget:
@@ -202,7 +255,8 @@ class DPSGDGameFilter(_Accountant):
         return None
 
     def _charged(self, q, sigma, scale) -> tuple:
-        """(exact step, charge), memoised on the arguments as given (a training loop repeats its few settings)."""
+        """(exact step, charge, item, per-item dominance), memoised on the arguments as given (a training loop
+        repeats its few settings)."""
         key = (type(q), q, type(sigma), sigma, type(scale), scale)
         try:
             hit = self._fast.get(key)
@@ -210,14 +264,22 @@ class DPSGDGameFilter(_Accountant):
             key, hit = None, None
         if hit is None:
             step = self._parse_step(q, sigma, scale)
-            hit = (step, self.charge(*step))
+            k = self.charged_item(*step)
+            hit = (step, self._p["charges"][k], k, tuple(it.dominates(*step) for it in self._p["menu"]))
             if key is not None and len(self._fast) < 4096:
                 self._fast[key] = hit
         return hit
 
     def _decide(self, q, sigma, scale, commit: bool, raise_: bool):
-        step, c = self._charged(q, sigma, scale)
+        step, c, k, dom = self._charged(q, sigma, scale)
         with self._lock:
+            opened = (None, 0)
+            if self._m is not None:
+                j, left = self._open
+                if left > 0 and dom[j]:
+                    c, opened = 0, (j, left - 1)      # inside the open block: free
+                else:
+                    opened = (k, self._m[k] - 1)      # opens a block of item k
             if self._spent + c > self._cert.budget:
                 if raise_:
                     raise BudgetExceeded(
@@ -227,6 +289,7 @@ class DPSGDGameFilter(_Accountant):
                 return False
             if commit:
                 self._spent += c          # = _apply(step): the charge just computed
+                self._open = opened
                 self._push(step)
                 return self._n if raise_ else True
             return True
@@ -244,12 +307,20 @@ class DPSGDGameFilter(_Accountant):
         return self._decide(q, sigma, scale, True, False)
 
     def remaining(self) -> DPSGDGameFilterRemaining:
-        """``budget`` = B*, ``spent``, ``remaining`` = B* - spent, ``steps_left[k]`` = floor(remaining / c_k) (exact ints)."""
+        """``budget`` = B*, ``spent``, ``remaining`` = B* - spent, ``steps_left[k]`` = floor(remaining / c_k) (times m_k,
+        plus the open block's steps for its item, with blocks); ``block_item``, ``block_left`` (exact ints)."""
         with self._lock:
             s = int(self._spent)
+            j, bl = self._open
         left = self._cert.budget - s
-        return DPSGDGameFilterRemaining(budget=self._cert.budget, spent=s, remaining=left,
-                                        steps_left=tuple(left // c for c in self._p["charges"]))
+        cs = self._p["charges"]
+        if self._m is None:
+            return DPSGDGameFilterRemaining(budget=self._cert.budget, spent=s, remaining=left,
+                                            steps_left=tuple(left // c for c in cs))
+        return DPSGDGameFilterRemaining(
+            budget=self._cert.budget, spent=s, remaining=left,
+            steps_left=tuple((left // c) * m + (bl if k == j else 0) for k, (c, m) in enumerate(zip(cs, self._m))),
+            block_item=j if bl > 0 else None, block_left=bl)
 
     def dp_guarantee(self) -> dict:
         """Every run is ``{"eps": eps, "delta": delta}``-DP (exact), by the game certificate."""

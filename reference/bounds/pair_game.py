@@ -55,6 +55,22 @@ The reduction (this project, derived; the pure-DP case is :mod:`reference.verify
    values may differ in the last places between machines (the BLAS's order of summation), the
    certified ends hold on every machine.
 
+7. *Blocks.*  A filter may charge per *block*: item k's block is m_k consecutive steps for one cost
+   c_k.  A step dominated by the open block's item is free while the block has steps left; any
+   other step opens a new block of the item it is charged at (the rest of the open block is
+   forfeited), and stopping may happen anywhere.  Its game value is the game above on the *block
+   items*, item k's pair replaced by its m_k-fold product: within a block the steps are an
+   adaptive composition of mechanisms each dominated by item k's pair, dominated by the product
+   pair (Zhu, Dong, Wang 2022, Theorem 10); a block left early (a switch or a stop) is completed
+   by steps of item k's pair whose outputs the analyst ignores -- the real transcript is the
+   marginal of that longer one, a post-processing.  The product pair's loss is the sum of the m_k
+   losses, so its P-law is the m_k-fold convolution of the step's law; :func:`law_power` computes
+   it on the grid in exact integers, rounding each product in the side's direction (up: masses up,
+   a tail above a cut moved to +inf and one below a cut moved up to the cut, both allowed by 3-4;
+   down: masses down, tails dropped, a sub-measure of the product bucketing's law whose atoms sit
+   at sums of rounded-down losses, below the merged buckets' losses by the mediant inequality, as
+   step 5 needs).  With m_k = 1 the block filter is the step filter.
+
 Pure DP is one case: randomized response RR_e is the pair with losses +-e on the grid e Z, and
 :func:`rr_law` gives it; ``proofs/test_sgm_game.py`` checks that this engine and
 :func:`reference.bounds.game.threshold_game` bracket the same values.
@@ -73,11 +89,13 @@ from ..catalog import cites
 from ..precision import Domain, check
 from .game import MAX_BYTES, GameMemoryError, _dyadic, largest_within, payoff_down, payoff_up, rr_probs_up
 
-__all__ = ["StepLaw", "PairGameTable", "pair_game", "rr_law", "apply_law", "certified_end"]
+__all__ = ["StepLaw", "PairGameTable", "pair_game", "rr_law", "apply_law", "certified_end", "law_power", "LAW_FIX"]
 
 ZDW, W22, DRS = "zhu2022", "whitehouse2022", "dong2022"
 U = Fraction(1, 2 ** 53)
 TINY2 = Fraction(1, 2 ** 1073)
+#: Fixed-point bits of :func:`law_power`'s exact integer products (masses are multiples of 2^-LAW_FIX between roundings).
+LAW_FIX = 96
 
 
 @dataclass(frozen=True)
@@ -169,6 +187,93 @@ def rr_law(e: Fraction, a: int, side: str = "upper") -> StepLaw:
     p = np.zeros(2 * a + 1)
     p[0], p[2 * a] = pd, pu
     return StepLaw(-a, p, 0.0, side)
+
+
+def _fix(p: np.ndarray, up: bool) -> list:
+    """Masses (doubles) as integers at the scale 2^-LAW_FIX, rounded up or down (ldexp, ceil and floor are exact)."""
+    v = np.ldexp(p, LAW_FIX)
+    v = np.ceil(v) if up else np.floor(v)
+    return [int(x) for x in v]
+
+
+def _unfix(c: list, up: bool) -> np.ndarray:
+    """Integers at the scale 2^-LAW_FIX as doubles rounded up or down (exact int -> float check, then ldexp: exact)."""
+    out = np.empty(len(c))
+    for i, v in enumerate(c):
+        f = float(v)
+        if up and int(f) < v:
+            f = math.nextafter(f, math.inf)
+        elif not up and int(f) > v:
+            f = math.nextafter(f, -math.inf)
+        out[i] = f
+    return np.ldexp(out, -LAW_FIX)
+
+
+def _law_mul(A: tuple, B: tuple, up: bool, cut: int) -> tuple:
+    """The convolution of two fixed-point laws ``(off, ints, inf)`` (exact FLINT product, one directed rounding), cut.
+
+    Upper: the product's masses rounded up, the tail above the highest index whose tail mass
+    exceeds ``cut`` moved to +inf, the tail below the lowest such index moved up onto it; inf =
+    inf_A (total_B + inf_B) + total_A inf_B (exact; a composed step is +inf when either part is).
+    Lower: rounded down, both tails (each at most ``cut``) dropped.
+    """
+    import flint
+
+    (oa, a, ia), (ob, b, ib) = A, B
+    c = [int(x) for x in (flint.fmpz_poly(a) * flint.fmpz_poly(b)).coeffs()]
+    c += [0] * (len(a) + len(b) - 1 - len(c))          # fmpz_poly drops the zero coefficients at the top
+    c = [-((-x) >> LAW_FIX) for x in c] if up else [x >> LAW_FIX for x in c]
+    inf = Fraction(0)
+    if up:
+        ta, tb = Fraction(sum(a), 1 << LAW_FIX), Fraction(sum(b), 1 << LAW_FIX)
+        inf = ia * (tb + ib) + ta * ib
+    off = oa + ob
+    top, s = len(c) - 1, 0
+    while top > 0 and s + c[top] <= cut:
+        s += c[top]
+        top -= 1
+    bot, s2 = 0, 0
+    while bot < top and s2 + c[bot] <= cut:
+        s2 += c[bot]
+        bot += 1
+    if up:
+        inf += Fraction(s, 1 << LAW_FIX)
+        c[bot] += s2
+    return off + bot, c[bot: top + 1], inf
+
+
+@cites(ZDW, "Theorem 10 (adaptive composition of dominating pairs: a block of m steps is dominated by the m-fold product)")
+def law_power(L: StepLaw, m: int, cut=Fraction(0)) -> StepLaw:
+    """The P-law of the loss of m steps of ``L``'s pair (the m-fold convolution), on the same grid and side (module docstring step 7).
+
+    Contract: ``side="upper"``: a law whose game recursion dominates that of the m-fold product
+    (masses rounded up in exact integer arithmetic at 2^-:data:`LAW_FIX`; after each product, tails
+    of mass at most ``cut`` moved to +inf (above) or up onto the support (below)); ``"lower"``: a
+    sub-measure on rounded-down losses (masses rounded down; tails of mass at most ``cut`` dropped).
+    ``m = 1`` returns ``L`` itself.  Preconditions: m a positive integer, cut >= 0 (a rational; it
+    only trades tightness for size).  Binary powering: at most 2 log2(m) products.
+    """
+    if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or m < 1:
+        raise ValueError(f"m must be a positive integer (steps per block), found {m!r}")
+    cut = check("cut", cut, Domain.nonnegative())
+    if m == 1:
+        return L
+    up = L.side == "upper"
+    ci = math.floor(cut * (1 << LAW_FIX))
+    base = (L.off, _fix(L.p, up), Fraction(L.inf))
+    acc = None
+    m = int(m)
+    while m:
+        if m & 1:
+            acc = base if acc is None else _law_mul(acc, base, up, ci)
+        m >>= 1
+        if m:
+            base = _law_mul(base, base, up, ci)
+    off, c, inf = acc
+    fin = float(inf)
+    if up and Fraction(fin) < inf:
+        fin = math.nextafter(fin, math.inf)
+    return StepLaw(off, _unfix(c, up), fin if up else 0.0, L.side)
 
 
 @dataclass

@@ -41,10 +41,11 @@ import numpy as np
 from ..catalog import Param, cites, register
 from ..precision import Domain, _describe, check
 from .game import MAX_BYTES
-from .pair_game import PairGameTable, StepLaw, pair_game
+from .pair_game import PairGameTable, StepLaw, law_power, pair_game
 
 __all__ = ["SGMItem", "parse_menu", "charged_index", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs",
-           "sgm_single_item_rounds", "sgm_menu_certificate", "dpsgd_game_filter_budget", "MAX_STEP_CELLS"]
+           "sgm_single_item_rounds", "sgm_menu_certificate", "dpsgd_game_filter_budget", "MAX_STEP_CELLS", "sgm_block_law",
+           "block_lengths"]
 
 ZDW, DGK = "zhu2022", "doroshenko2022"
 MAX_STEP_CELLS = 1 << 20
@@ -144,18 +145,20 @@ def parse_menu(spec) -> tuple[SGMItem, ...]:
 
 @cites(ZDW, "Proposition 30 / Theorem 10 (a step with q <= q_k and sigma/scale >= sigma_k/scale_k is dominated by "
        "item k's pair)")
-def charged_index(menu, costs, q, sigma, scale=1):
+def charged_index(menu, costs, q, sigma, scale=1, blocks=None):
     """The index of the menu item a step (q, sigma, scale) is charged at, or ``None`` when no item dominates it.
 
     Contract: the cheapest item that dominates the step (:meth:`reference.bounds.sgm_game.SGMItem.dominates`;
     the first such item on a tie) -- the rule of :class:`reference.accountants.dpsgd_game.DPSGDGameFilter`, which charges with it.
     Preconditions: ``menu`` a sequence of :class:`SGMItem`, ``costs`` one positive integer per item,
     the step's parameters exact (rounding: the caller passes q and scale at their upper ends and
-    sigma at its lower end, so that the item found dominates the true step).
+    sigma at its lower end, so that the item found dominates the true step).  ``blocks`` (steps per
+    block of each item, or None): the cheapest per step, c_k / m_k, that dominates the step.
     """
     best = None
+    per = [Fraction(c) for c in costs] if blocks is None else [Fraction(c, m) for c, m in zip(costs, blocks)]
     for k, it in enumerate(menu):
-        if it.dominates(q, sigma, scale) and (best is None or costs[k] < costs[best]):
+        if it.dominates(q, sigma, scale) and (best is None or per[k] < per[best]):
             best = k
     return best
 
@@ -325,6 +328,19 @@ def _lb(a) -> Fraction:
     return max(v, Fraction(0))
 
 
+@cites(ZDW, "Proposition 30 / Theorem 10 (a block of m steps of an item is dominated by the m-fold product of its pair)")
+@lru_cache(maxsize=64)
+def sgm_block_law(q: Fraction, sigma_eff: Fraction, m: int, bits: int, eta: Fraction, cut: Fraction, direction: str,
+                  side: str) -> StepLaw:
+    """The P-law of the loss of a block of ``m`` steps of one item: :func:`reference.bounds.pair_game.law_power` of :func:`sgm_law`.
+
+    Contract: as :func:`sgm_law` for the m-fold product pair (``pair_game`` docstring step 7);
+    ``cut`` is the tail mass moved (upper) or dropped (lower) after each of the at most 2 log2(m)
+    products.  ``m = 1`` is :func:`sgm_law` itself.
+    """
+    return law_power(sgm_law(q, sigma_eff, bits, eta, direction, side), m, cut)
+
+
 @dataclass
 class SGMGameCertificate:
     """The certified budget B* of a DP-SGD menu: costs, the budget, the bracket at B* and B* + 1, per-item counts."""
@@ -341,10 +357,11 @@ class SGMGameCertificate:
     window: tuple
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+    blocks: tuple = ()      # steps per block of each item (empty: one step per charge)
 
     def rounds(self, i: int) -> int:
-        """Steps of item i a homogeneous run gets under the budget: floor(B* / c_i)."""
-        return self.budget // self.costs[i]
+        """Steps of item i a homogeneous run gets under the budget: floor(B* / c_i) blocks of m_i steps."""
+        return (self.budget // self.costs[i]) * (self.blocks[i] if self.blocks else 1)
 
     def as_dict(self) -> dict:
         """The certificate as JSON-ready values (exact rationals as strings)."""
@@ -352,7 +369,8 @@ class SGMGameCertificate:
                 "costs": list(self.costs), "bits": self.bits, "budget": self.budget,
                 "game_value_at_budget_upper": str(self.upper_at_budget),
                 "game_value_above_budget_lower": None if self.lower_above is None else str(self.lower_above),
-                "decided": self.decided, "window": list(self.window), "seconds": round(self.seconds, 3)}
+                "decided": self.decided, "window": list(self.window), "seconds": round(self.seconds, 3),
+                **({"blocks": list(self.blocks)} if self.blocks else {})}
 
 
 def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction, z: float = 8.0):
@@ -399,7 +417,8 @@ def _fixed_window(laws, costs, R_max: int, eps: Fraction, h: Fraction) -> tuple[
 @cites(ZDW, "Proposition 30 / Theorem 10")
 def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], *, bits: int = 8,
                     R_max: Optional[int] = None, window: Optional[tuple] = None, lower: bool = True,
-                    eta: Optional[Fraction] = None, max_bytes: int = MAX_BYTES) -> SGMGameCertificate:
+                    eta: Optional[Fraction] = None, max_bytes: int = MAX_BYTES,
+                    blocks: Optional[Sequence[int]] = None) -> SGMGameCertificate:
     """The largest budget B* of the filter "admit item k while costs[k] <= R" whose game value is <= delta in both directions.
 
     Contract: every fully adaptive analyst choosing, from the transcript, steps each dominated by a
@@ -413,6 +432,9 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     Rounding: the budget is certified (upper ends); the lower end is rounded down.
     Memory: each game's rows over ``max_bytes`` are refused before they are allocated
     (:class:`reference.bounds.game.GameMemoryError`, from :func:`reference.bounds.pair_game.pair_game`).
+    ``blocks``: None (each step charged) or one positive integer m_k per item: the filter charges
+    c_k per block of m_k steps (``pair_game`` docstring step 7), the game runs on the blocks' laws
+    (:func:`sgm_block_law`) and the budget counts blocks' costs.
     """
     import time
 
@@ -423,14 +445,23 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
         raise ValueError(f"items and costs must be non-empty and of equal length, found {len(items)} and {len(costs)}")
     if R_max is None:
         raise ValueError("R_max must be given (an integer >= 0): the largest budget searched")
+    ms = _blocks(blocks, len(items))
     t0 = time.perf_counter()
     h = Fraction(1, 1 << bits)
     D = R_max // min(costs) + 1
-    eta = Fraction(delta) / (1 << 24) / D if eta is None else Fraction(eta)
+    m_max = max(ms) if ms else 1
+    eta = Fraction(delta) / (1 << 24) / D / m_max if eta is None else Fraction(eta)
+    cut = Fraction(delta) / (1 << 24) / D / (2 * m_max.bit_length() + 1)
+
+    def law(it, i, direction, side):
+        if not ms or ms[i] == 1:
+            return sgm_law(it.q, it.sigma_eff, bits, eta, direction, side)
+        return sgm_block_law(it.q, it.sigma_eff, ms[i], bits, eta, cut, direction, side)
+
     best, up_at, lo_above = None, None, None
     tables = {}
     for direction in ("remove", "add"):
-        laws = [sgm_law(it.q, it.sigma_eff, bits, eta, direction, "upper") for it in items]
+        laws = [law(it, i, direction, "upper") for i, it in enumerate(items)]
         w = window or _window(laws, costs, R_max, eps, h)
         t = pair_game(eps, h, laws, costs, R_max, window=w, max_bytes=max_bytes)
         tables[direction] = t
@@ -442,7 +473,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     if lower and 0 <= best < R_max:
         vals = []
         for direction in ("remove", "add"):
-            laws = [sgm_law(it.q, it.sigma_eff, bits, eta, direction, "lower") for it in items]
+            laws = [law(it, i, direction, "lower") for i, it in enumerate(items)]
             w = window or _window(laws, costs, best + 1, eps, h)
             t = pair_game(eps, h, laws, costs, best + 1, window=w, max_bytes=max_bytes)
             vals.append(t.lower(best + 1))
@@ -450,7 +481,19 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
         decided = lo_above > delta
     wins = {d: tables[d].window for d in tables}
     return SGMGameCertificate(eps, delta, items, tuple(costs), bits, best, up_at, lo_above, decided, wins["remove"],
-                              time.perf_counter() - t0, {"eta": str(eta), "windows": wins})
+                              time.perf_counter() - t0, {"eta": str(eta), "windows": wins}, ms or ())
+
+
+def _blocks(blocks, n: int) -> tuple[int, ...] | None:
+    """``blocks`` as a tuple of positive ints, one per item (``None`` stays ``None``); ``ValueError`` names a bad entry."""
+    if blocks is None:
+        return None
+    if isinstance(blocks, (str, bytes)) or not hasattr(blocks, "__iter__"):
+        raise ValueError(f"blocks must be None or a list of positive integers (steps per block), found {_describe(blocks)}")
+    out = tuple(int(check(f"blocks[{i}]", m, _COST)) for i, m in enumerate(blocks))
+    if len(out) != n:
+        raise ValueError(f"blocks must have one entry per menu item ({n}), found {len(out)}")
+    return out
 
 
 @cites("whitehouse2022", "Theorem 1 (filter semantics: the budget game certifies any integer costs; their choice is a design of this project, derived)")
@@ -478,16 +521,18 @@ def default_costs(k0: Sequence[int], max_units: int = 64, tol: float = 0.02) -> 
 
 @cites(ZDW, "Proposition 30 / Theorem 10")
 def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: int = 64,
-                           max_bytes: int = MAX_BYTES) -> int:
-    """k0: the largest number of steps of one item whose game value is certified <= delta (both directions).
+                           max_bytes: int = MAX_BYTES, block: int = 1) -> int:
+    """k0: the largest number of steps (of blocks of ``block`` steps) of one item whose game value is certified <= delta.
 
     With one item, adaptivity is only the choice of when to stop, and continuing never lowers the
     payoff, so this is the non-adaptive count at this grid (the upper end of the homogeneous
-    composition).  Found by doubling the horizon from ``start`` until the budget is below it.
+    composition), in both directions.  Found by doubling the horizon from ``start`` until the budget
+    is below it.  ``block`` > 1 counts blocks (:func:`sgm_block_law`): k0 blocks are k0 * block steps.
     """
     R = int(start)
+    blocks = None if block == 1 else [int(check("block", block, _COST))]
     while True:
-        c = sgm_game_budget(eps, delta, [item], [1], bits=bits, R_max=R, lower=False, max_bytes=max_bytes)
+        c = sgm_game_budget(eps, delta, [item], [1], bits=bits, R_max=R, lower=False, max_bytes=max_bytes, blocks=blocks)
         if c.budget < R:
             return c.budget
         if R > 1 << 26:
@@ -495,23 +540,56 @@ def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: i
         R *= 2
 
 
+@cites("whitehouse2022", "Theorem 1 (filter semantics: any block lengths and costs; their choice is a design of this "
+       "project, derived)")
+def block_lengths(counts: Sequence[int], block: int) -> tuple[int, ...]:
+    """Steps per block of each item, from each item's own count ``counts[i]`` in blocks of ``block`` steps.
+
+    m_i = max(1, floor(block * counts[i] / min(counts))): the item with the fewest blocks gets
+    ``block`` steps per block and every item's own optimum is about the same number of blocks, so
+    one unit per block charges each item in proportion to its own optimum without the rounding of
+    integer costs (:func:`default_costs`).  A choice: validity never depends on it.
+    """
+    block = int(check("block", block, _COST))
+    counts = [int(x) for x in counts]
+    if not counts or min(counts) < 1:
+        raise ValueError(f"counts must be positive block counts (a block of {block} steps must fit every item), "
+                         f"found {counts}: use a shorter block")
+    n = min(counts)
+    return tuple(max(1, block * c // n) for c in counts)
+
+
 @cites(ZDW, "Proposition 30 / Theorem 10")
 def sgm_menu_certificate(eps, delta, items: Sequence[SGMItem], *, bits: int = 8, costs: Optional[Sequence[int]] = None,
-                         lower: bool = True, max_bytes: int = MAX_BYTES) -> SGMGameCertificate:
+                         lower: bool = True, max_bytes: int = MAX_BYTES, block: Optional[int] = None) -> SGMGameCertificate:
     """A menu's certificate with costs chosen from each item's own optimum (:func:`default_costs`), or the costs given.
 
     Contract: as :func:`sgm_game_budget`; ``extra["k0"]`` holds each item's single-item count k0_i at
-    this grid and ``extra["share"]`` the fraction floor(B*/c_i)/k0_i a homogeneous run of item i keeps.
-    ``max_bytes`` caps every game's rows (:func:`sgm_game_budget`).
+    this grid (in steps) and ``extra["share"]`` the fraction of it a homogeneous run of item i keeps.
+    ``max_bytes`` caps every game's rows (:func:`sgm_game_budget`).  ``block`` (an integer >= 1, or
+    None: per-step charges): the block filter of ``pair_game`` docstring step 7 -- each item's own
+    count in blocks of ``block`` steps gives its block length (:func:`block_lengths`), every block
+    costs ``costs[i]`` (default 1), and a step switches items only by opening a block.
     """
     items = tuple(items)
-    k0 = [sgm_single_item_rounds(eps, delta, it, bits=bits, max_bytes=max_bytes) for it in items]
-    if costs is None:
-        costs = default_costs([max(1, k) for k in k0])
-    R_max = min((k + 1) * c for k, c in zip(k0, costs))
-    cert = sgm_game_budget(eps, delta, items, costs, bits=bits, R_max=R_max, lower=lower, max_bytes=max_bytes)
+    if block is not None:
+        block = int(check("block", block, _COST))
+        n = [sgm_single_item_rounds(eps, delta, it, bits=bits, max_bytes=max_bytes, block=block) for it in items]
+        ms = block_lengths(n, block)
+        k0 = [x * block for x in n]
+        costs = tuple(1 for _ in items) if costs is None else tuple(costs)
+        # item i alone cannot run (n_i + 1) * block steps: its blocks of m_i steps are fewer than this
+        R_max = min(c * (((x + 1) * block - 1) // m + 1) for x, m, c in zip(n, ms, costs))
+        cert = sgm_game_budget(eps, delta, items, costs, bits=bits, R_max=R_max, lower=lower, max_bytes=max_bytes,
+                               blocks=ms)
+    else:
+        k0 = [sgm_single_item_rounds(eps, delta, it, bits=bits, max_bytes=max_bytes) for it in items]
+        if costs is None:
+            costs = default_costs([max(1, k) for k in k0])
+        R_max = min((k + 1) * c for k, c in zip(k0, costs))
+        cert = sgm_game_budget(eps, delta, items, costs, bits=bits, R_max=R_max, lower=lower, max_bytes=max_bytes)
     cert.extra["k0"] = k0
-    cert.extra["share"] = [(cert.budget // c) / k if k else None for c, k in zip(cert.costs, k0)]
+    cert.extra["share"] = [cert.rounds(i) / k if k else None for i, k in enumerate(k0)]
     return cert
 
 

@@ -41,8 +41,10 @@ def _menu_game(args, start: float) -> int:
 
         eps, delta = check("eps", args.eps, Domain.positive()), check("delta", args.delta, Domain.open_unit())
         parse_menu(args.menu)   # a bad menu is named here, before the worker starts
+        if args.block is not None and args.block < 1:
+            raise UsageError(f"--block must be an integer >= 1 (steps per block), found {args.block}")
         done, cert, _ = run_in_child(lambda report: menu_certificate(eps, delta, args.menu, bits=bits, costs=costs,
-                                                                     max_bytes=cap),
+                                                                     max_bytes=cap, block=args.block),
                                      seconds=max(seconds - (time.monotonic() - start), 1e-3))
     except GameMemoryError as exc:
         print(error_line("game", f"{exc} (the engine's cap: min(--max-memory, {format_bytes(MAX_BYTES)}))"), file=sys.stderr)
@@ -62,12 +64,18 @@ def _menu_game(args, start: float) -> int:
     c = lambda q: compact_text(q, ratio=True)  # noqa: E731
     print(f"DP-SGD game filter for target (eps, delta) = ({c(cert.eps)}, {c(cert.delta)}), loss grid 2^-{cert.bits}, "
           f"menu of {len(cert.items)} subsampled-Gaussian item(s):")
-    print(f"  budget B* = {cert.budget} units; each item's cost, and the steps a homogeneous run of it gets (floor(B*/cost)):")
+    per = "floor(B*/cost) blocks of its length" if cert.blocks else "floor(B*/cost)"
+    print(f"  budget B* = {cert.budget} units; each item's cost, and the steps a homogeneous run of it gets ({per}):")
     for i, it in enumerate(cert.items):
         k0 = cert.extra["k0"][i]
         share = f"{100 * cert.rounds(i) / k0:.1f}% of" if k0 else "of"
-        print(f"    {it}: cost {cert.costs[i]}, {cert.rounds(i)} steps ({share} k0 = {k0}, the item alone at this grid)")
-    print("  a step (q, sigma, scale) is charged at the cheapest item with q <= q_k and sigma/scale >= sigma_k/scale_k")
+        blk = f" per block of {cert.blocks[i]} steps" if cert.blocks else ""
+        print(f"    {it}: cost {cert.costs[i]}{blk}, {cert.rounds(i)} steps ({share} k0 = {k0}, the item alone at this grid)")
+    if cert.blocks:
+        print("  a step inside an open block of an item dominating it is free; any other step opens a block of the item "
+              "cheapest per step with q <= q_k and sigma/scale >= sigma_k/scale_k (the rest of the open block is forfeited)")
+    else:
+        print("  a step (q, sigma, scale) is charged at the cheapest item with q <= q_k and sigma/scale >= sigma_k/scale_k")
     up = bounded_decimal(cert.upper_at_budget, 6, "upper", probability=True)
     if cert.lower_above is None:
         tail = "; B* + 1 not examined (B* is the largest budget searched: safe, perhaps not the largest)"
@@ -93,8 +101,8 @@ def _game(args) -> int:
     start = time.monotonic()
     if args.menu is not None:
         return _menu_game(args, start)
-    if args.bits is not None or args.costs is not None:
-        print(error_line("game", "--bits and --costs belong to a DP-SGD menu (--menu)"), file=sys.stderr)
+    if args.bits is not None or args.costs is not None or args.block is not None:
+        print(error_line("game", "--bits, --costs and --block belong to a DP-SGD menu (--menu)"), file=sys.stderr)
         return 2
     if args.grid is None:
         print(error_line("game", "--grid is required (or --menu for a DP-SGD menu)"), file=sys.stderr)
@@ -178,6 +186,9 @@ def add_cli(sub) -> list[str]:
     p.add_argument("--costs", default=None, metavar="C1,C2,..",
                    help="with --menu: one positive integer cost per item (default: in proportion to each item's own "
                         "optimum, reference.bounds.sgm_game.default_costs)")
+    p.add_argument("--block", type=int, default=None, metavar="M",
+                   help="with --menu: charge per block (M steps for the item with the fewest blocks in its own optimum, "
+                        "longer blocks for the others; one unit per block unless --costs); default: every step charged")
     p.add_argument("--json", action="store_true", help="print the certificate as JSON (with version and commit)")
     p.set_defaults(func=_game)
     return ["game"]

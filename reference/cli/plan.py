@@ -32,14 +32,15 @@ def _bracket_in_child(steps, eps, seconds):
     return b
 
 
-def _certificate_in_child(eps, delta, items, bits, max_bytes, seconds):
+def _certificate_in_child(eps, delta, items, bits, max_bytes, seconds, block=None):
     """The DP-SGD menu's certificate (:func:`reference.bounds.sgm_game.sgm_menu_certificate`) in a worker process killed
     after ``seconds`` (:func:`reference.cli.common.run_in_child`); ``TimeoutError`` then."""
     from ..bounds.sgm_game import sgm_menu_certificate
     from .common import run_in_child
 
-    done, cert, _ = run_in_child(lambda e, d, it, b, m, report: sgm_menu_certificate(e, d, it, bits=b, max_bytes=m),
-                                 (eps, delta, items, bits, max_bytes), seconds=seconds if seconds is not None else 1e9)
+    done, cert, _ = run_in_child(lambda e, d, it, b, m, k, report: sgm_menu_certificate(e, d, it, bits=b, max_bytes=m,
+                                                                                        block=k),
+                                 (eps, delta, items, bits, max_bytes, block), seconds=seconds if seconds is not None else 1e9)
     if not done:
         raise TimeoutError(seconds)
     return cert
@@ -55,17 +56,17 @@ def _plan(args) -> int:
     try:
         seconds = parse_seconds(args.max_seconds)
         cap = min(MAX_BYTES, parse_memory(args.max_memory))
-        if args.bits is not None and args.menu is None:
+        if (args.bits is not None or args.block is not None) and args.menu is None:
             from ..profiles.sgm_plan import sgm_cycle
             from ..profiles.workload import parse_cycle
 
             if sgm_cycle(parse_cycle(args.workload)[0]) is None:
-                raise UsageError("--bits is the DP-SGD game's grid: it needs a workload of subsampled-gaussian steps "
-                                 "(or --menu)")
+                raise UsageError("--bits is the DP-SGD game's grid and --block its block length: they need a workload of "
+                                 "subsampled-gaussian steps (or --menu)")
         p = plan_workload(args.eps, args.delta, args.workload, max_evaluations=args.max_evaluations,
                           max_seconds=seconds, max_bytes=cap, evaluate=_bracket_in_child, menu=args.menu,
                           bits=MENU_BITS if args.bits is None else args.bits,
-                          certify=_certificate_in_child)
+                          certify=_certificate_in_child, block=args.block)
     except (UsageError, ValueError, TypeError, OSError) as exc:
         print(error_line("plan", str(exc)), file=sys.stderr)
         return 2
@@ -121,6 +122,10 @@ def add_cli(sub) -> list[str]:
     p.add_argument("--bits", type=int, default=None, metavar="N",
                    help="the DP-SGD game's loss grid 2^-N, an integer in [1, 30] (finer: tighter and slower; default "
                         "reference.profiles.sgm_plan.MENU_BITS = 6)")
+    p.add_argument("--block", type=int, default=None, metavar="M",
+                   help="the DP-SGD game filter charges per block: M steps per block for the item with the fewest "
+                        "blocks in its own optimum, longer blocks for the others (a step switches items only by opening "
+                        "a block; reference.bounds.pair_game step 7). Default: every step is charged")
     p.add_argument("--json", action="store_true", help="print the plan as JSON (with version and commit)")
     p.set_defaults(func=_plan)
     return ["plan"]

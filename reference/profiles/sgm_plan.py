@@ -94,40 +94,71 @@ def _walk(charges: Sequence, counts: Sequence[int], budget) -> int:
 
 @cites("zhu2022", "Proposition 30 / Theorem 10 (tight dominating pairs of the Poisson-subsampled Gaussian)")
 @cites("whitehouse2022", "Theorem 1 (filter semantics: the budget game certifies any integer costs)")
-def menu_certificate(eps, delta, menu, *, bits: int = MENU_BITS, costs=None, max_bytes: int = MAX_BYTES):
+def menu_certificate(eps, delta, menu, *, bits: int = MENU_BITS, costs=None, max_bytes: int = MAX_BYTES, block=None):
     """The DP-SGD game filter's certificate for a menu (``fullyadaptive game --menu``): an ``SGMGameCertificate``.
 
     Contract: :func:`reference.bounds.sgm_game.sgm_menu_certificate` on the parsed menu (a ``;``-joined
     spec or a list, :func:`reference.bounds.sgm_game.parse_menu`) with ``costs`` (None: the
     default costs) and every game's rows capped at ``max_bytes``
     (:class:`reference.bounds.game.GameMemoryError` beyond).  Preconditions: eps > 0, 0 < delta < 1,
-    bits an integer in [1, 30].  ``ValueError`` names a bad parameter.  Rounding: B* certified
-    from upper ends, the value at B* + 1 a lower end.
+    bits an integer in [1, 30]; ``block`` None (per-step charges) or an integer >= 1 (the block
+    filter, :func:`reference.bounds.sgm_game.sgm_menu_certificate`).  ``ValueError`` names a bad
+    parameter.  Rounding: B* certified from upper ends, the value at B* + 1 a lower end.
     """
     items = parse_menu(menu)
     if not isinstance(bits, int) or isinstance(bits, bool) or not 1 <= bits <= 30:
         raise ValueError(f"bits must be an integer in [1, 30], found {bits!r}")
-    return sgm_menu_certificate(eps, delta, items, bits=bits, costs=_costs(costs, len(items)), max_bytes=max_bytes)
+    return sgm_menu_certificate(eps, delta, items, bits=bits, costs=_costs(costs, len(items)), max_bytes=max_bytes,
+                                block=block)
+
+
+def _walk_blocks(steps, items, cert) -> int:
+    """Steps of the repeated cycle the block filter admits (its exact rule, :class:`DPSGDGameFilter` with blocks)."""
+    ks = [charged_index(items, cert.costs, it.q, it.sigma, it.scale, cert.blocks) for it, _ in steps]
+    dom = [[m.dominates(it.q, it.sigma, it.scale) for m in items] for it, _ in steps]
+    spent, j, left, n = 0, None, 0, 0
+    while True:
+        before = n
+        for (it, cnt), k, d in zip(steps, ks, dom):
+            free = min(cnt, left) if (left > 0 and d[j]) else 0
+            n, left, rest = n + free, left - free, cnt - free
+            if rest == 0:
+                continue
+            c, m = cert.costs[k], cert.blocks[k]
+            nb = min(-(-rest // m), (cert.budget - spent) // c)
+            spent += nb * c
+            got = min(rest, nb * m)
+            n += got
+            j, left = k, nb * m - got
+            if got < rest:
+                return n
+        if n == before:
+            return n
 
 
 def _game_row(eps, delta, steps, items, bits, cert) -> dict:
-    charges = []
-    for it, _ in steps:
-        k = charged_index(items, cert.costs, it.q, it.sigma, it.scale)
-        charges.append(cert.costs[k])
-    n = _walk(charges, [c for _, c in steps], cert.budget)
+    if cert.blocks:
+        n = _walk_blocks(steps, items, cert)
+    else:
+        charges = []
+        for it, _ in steps:
+            k = charged_index(items, cert.costs, it.q, it.sigma, it.scale)
+            charges.append(cert.costs[k])
+        n = _walk(charges, [c for _, c in steps], cert.budget)
     up = bounded_decimal(cert.upper_at_budget, 6, "upper", probability=True)
     lo = "n/a" if cert.lower_above is None else bounded_decimal(cert.lower_above, 6, "lower", probability=True)
-    per = [{"item": str(it), "cost": c, "rounds": cert.budget // c, "k0": k0,
-            "share_of_k0": None if not k0 else (cert.budget // c) / k0}
-           for it, c, k0 in zip(items, cert.costs, cert.extra["k0"])]
+    per = [{"item": str(it), "cost": c, "rounds": cert.rounds(i), "k0": k0,
+            "share_of_k0": None if not k0 else cert.rounds(i) / k0,
+            **({"block": cert.blocks[i]} if cert.blocks else {})}
+           for i, (it, c, k0) in enumerate(zip(items, cert.costs, cert.extra["k0"]))]
+    blk = f", blocks of {list(cert.blocks)} steps" if cert.blocks else ""
     return {"key": "dpsgd_game_filter", "filter": SGM_FILTERS["dpsgd_game_filter"][0],
             "cite": "zhu2022 Prop. 30 + whitehouse2022 Thm 1 (exact adaptive game, certified)", "rounds": n,
-            "params": (f"grid 2^-{bits}, B* = {cert.budget} units, costs {list(cert.costs)}; game value at B* <= {up}, "
+            "params": (f"grid 2^-{bits}, B* = {cert.budget} units, costs {list(cert.costs)}{blk}; game value at B* <= {up}, "
                        f"at B*+1 >= {lo}" + ("" if cert.decided else " (B*+1 undecided at this grid)")),
             "accountant": {"class": "DPSGDGameFilter",
                            "params": {"eps": str(eps), "delta": str(delta), "menu": [str(it) for it in items],
-                                      "bits": bits}},
+                                      "bits": bits, **({"block": min(cert.blocks)} if cert.blocks else {})}},
             "certificate": {**cert.as_dict(), "k0": list(cert.extra["k0"])}, "items": per}
 
 
@@ -191,13 +222,14 @@ def _renyi_row(eps, delta, steps, items) -> dict:
 @cites("zhu2022", "Proposition 30 / Theorem 10 (the DP-SGD game filter's row)")
 @cites("feldman2021", "Theorem 4.3 (the Renyi filter's row)")
 def sgm_rows(eps, delta, cycle, menu=None, *, bits: int = MENU_BITS, max_bytes: int = MAX_BYTES,
-             deadline: Optional[float] = None, certify: Optional[Callable] = None) -> tuple[list, str]:
+             deadline: Optional[float] = None, certify: Optional[Callable] = None, block=None) -> tuple[list, str]:
     """``(rows, note)``: the DP-SGD game filter's and the Renyi filter's rows for an all-subsampled-Gaussian cycle.
 
     Contract: module docstring; ``cycle`` a tuple of check steps (``None`` rows when a step is not a
     subsampled Gaussian, and no menu was given).  ``certify(eps, delta, items, bits, max_bytes,
     seconds)`` computes the certificate within ``seconds`` (default: in this process) or raises
-    ``TimeoutError``; the game row is then not computed (``rounds`` None, ``not_computed`` the reason),
+    ``TimeoutError``; ``block`` (None or an integer >= 1) selects the block filter (``certify`` then
+    gets it as the keyword ``block``); the game row is then not computed (``rounds`` None, ``not_computed`` the reason),
     as it is when its rows would exceed ``max_bytes`` or a step's law exceeds the grid's cells.
     ``ValueError``: a bad menu, bits outside [1, 30], a workload step no menu item dominates.
     """
@@ -216,9 +248,11 @@ def sgm_rows(eps, delta, cycle, menu=None, *, bits: int = MENU_BITS, max_bytes: 
         if left is not None and left <= 0:
             raise TimeoutError(0)
         if certify is None:
-            cert = sgm_menu_certificate(eps, delta, items, bits=bits, max_bytes=max_bytes)
-        else:
+            cert = sgm_menu_certificate(eps, delta, items, bits=bits, max_bytes=max_bytes, block=block)
+        elif block is None:
             cert = certify(eps, delta, items, bits, max_bytes, left)
+        else:
+            cert = certify(eps, delta, items, bits, max_bytes, left, block=block)
         rows.insert(0, _game_row(eps, delta, steps, items, bits, cert))
     except TimeoutError:
         rows.append({"key": "dpsgd_game_filter", "filter": SGM_FILTERS["dpsgd_game_filter"][0],
@@ -244,11 +278,13 @@ def render_menu_items(rows: Sequence[dict]) -> list[str]:
             continue
         if r["key"] == "dpsgd_game_filter":
             c = r["certificate"]
+            per = "floor(B*/cost) blocks of its length" if c.get("blocks") else "floor(B*/cost) steps"
             L.append(f"{r['filter']}: certified B* = {c['budget']} units (grid 2^-{c['bits']}); a homogeneous run of "
-                     f"each menu item gets floor(B*/cost) steps:")
+                     f"each menu item gets {per}:")
             for x in r["items"]:
                 sh = "n/a" if x["share_of_k0"] is None else f"{100 * x['share_of_k0']:.1f}%"
-                L.append(f"  {x['item']}: cost {x['cost']}, {x['rounds']} steps ({sh} of k0 = {x['k0']}, the item "
+                blk = f" per block of {x['block']} steps" if "block" in x else ""
+                L.append(f"  {x['item']}: cost {x['cost']}{blk}, {x['rounds']} steps ({sh} of k0 = {x['k0']}, the item "
                          f"alone at this grid)")
         else:
             L.append(f"{r['filter']} ({r['params']}): a homogeneous run of each menu item gets floor(B/RDP) steps:")

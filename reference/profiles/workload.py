@@ -236,7 +236,7 @@ def _plan_steps(cycle) -> tuple[tuple[PlanStep, ...] | None, str]:
 
 def plan_workload(eps, delta, workload, *, max_evaluations: int = MAX_EVALUATIONS,
                   max_seconds: float = MAX_SECONDS, max_bytes: int | None = None, evaluate=None, menu=None,
-                  bits: int = MENU_BITS, certify=None) -> dict:
+                  bits: int = MENU_BITS, certify=None, block=None) -> dict:
     """The plan of ``fullyadaptive plan`` for a workload cycle in the check syntax (or the deprecated plan syntax).
 
     Returns ``{"eps", "delta", "syntax", "cycle", "steps_per_cycle", "optimum", "rows", "recommended",
@@ -250,7 +250,7 @@ def plan_workload(eps, delta, workload, *, max_evaluations: int = MAX_EVALUATION
     computed (``rounds`` None, ``not_computed`` its reason) and the other rows are kept.
     A cycle of subsampled-Gaussian steps only gets the rows of :func:`reference.profiles.sgm_plan.sgm_rows` instead:
     the DP-SGD game filter on ``menu`` (a ``;``-joined spec; default the cycle's distinct items) at the grid
-    2^-``bits``, its certificate computed by ``certify`` (default in this process; the CLI's runs in a worker
+    2^-``bits`` (``block``: the block filter's lengths, None per-step), its certificate computed by ``certify`` (default in this process; the CLI's runs in a worker
     process stopped at the time left), and a Renyi filter; each row's ``items`` say what a homogeneous run of each
     menu item gets.  ``menu`` with any other cycle is a ``ValueError``.
     Preconditions: eps > 0, 0 < delta < 1.
@@ -263,7 +263,7 @@ def plan_workload(eps, delta, workload, *, max_evaluations: int = MAX_EVALUATION
     cycle, syntax = parse_cycle(workload)
     m = sum(s.count for s in cycle)
     sgm, sgm_note = sgm_rows(e, d, cycle, menu, bits=bits, max_bytes=MAX_BYTES if max_bytes is None else max_bytes,
-                             deadline=t0 + max_seconds, certify=certify)
+                             deadline=t0 + max_seconds, certify=certify, block=block)
     psteps, why = _plan_steps(cycle) if not sgm else (None, "")
     p = plan(e, d, psteps, max_bytes=max_bytes, deadline=t0 + max_seconds) if psteps is not None else None
     left = max(max_seconds - (time.monotonic() - t0), 1e-3)
