@@ -11,6 +11,12 @@ comparison, the best count of a Renyi filter with its order fixed in advance (or
 
     python benchmarks/bench_sgm_game.py --rows W8,W7 --bits 8
     python benchmarks/bench_sgm_game.py --rows W8 --menu four
+    python benchmarks/bench_sgm_game.py --rows W1,W2 --bits 10 --per-run 200     # blocks of k/200 steps
+
+With blocks (``--block M`` or ``--per-run N``) the filter charges one unit per block of m_i steps
+(:func:`reference.bounds.sgm_game.block_lengths`): the analyst still picks every step adaptively and
+may stop anywhere, but switches items only by opening a block; k0 is then the item alone in
+blocks of M steps at this grid.
 
 Every count printed is certified by :func:`reference.bounds.sgm_game.sgm_menu_certificate`; the
 shares are exact ratios of those integers.  Times are CPU seconds of this process.
@@ -67,6 +73,10 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", default="W8,W7", help="comma-separated row ids (default W8,W7)")
     ap.add_argument("--bits", type=int, default=8, help="grid 2^-bits of the game (default 8)")
     ap.add_argument("--menu", choices=("two", "four"), default="two")
+    ap.add_argument("--block", type=int, default=None,
+                    help="charge per block: M steps per block for the item with the fewest blocks (default: per step)")
+    ap.add_argument("--per-run", type=int, default=None,
+                    help="charge per block, with M = max(1, k // N) for the row's k (about N blocks per run)")
     ap.add_argument("--csv", default=CSV)
     args = ap.parse_args(argv)
     want = set(args.rows.split(","))
@@ -84,7 +94,8 @@ def main(argv=None) -> int:
             items = [SGMItem(q, s * Fraction(4, 5)), SGMItem(q, s), SGMItem(q, s * Fraction(5, 4))]
             if 2 * q <= 1:
                 items.append(SGMItem(2 * q, s))
-        cert = sgm_menu_certificate(eps, delta, items, bits=args.bits, lower=False)
+        block = args.block if args.per_run is None else max(1, k // args.per_run)
+        cert = sgm_menu_certificate(eps, delta, items, bits=args.bits, lower=False, block=block)
         cpu = time.process_time() - t0
         k0 = cert.extra["k0"]
         for i, it in enumerate(items):
@@ -94,7 +105,9 @@ def main(argv=None) -> int:
             ren = renyi_count(it.q, it.sigma, eps, delta)
             print(f"{rid:4} {str(it):44} {k0[i]:7d} {cert.costs[i]:4d} {steps:7d} {share:7.1%} {of_row} {ren:7d} "
                   f"{cert.budget:8d} {cpu:7.1f}", flush=True)
-        print(f"     target (eps, delta) = ({eps}, {delta}); grid 2^-{args.bits}; certified B* = {cert.budget}", flush=True)
+        blk = f"; blocks of {list(cert.blocks)} steps, one unit each" if cert.blocks else "; every step charged"
+        print(f"     target (eps, delta) = ({eps}, {delta}); grid 2^-{args.bits}; certified B* = {cert.budget}{blk}",
+              flush=True)
     return 0
 
 
