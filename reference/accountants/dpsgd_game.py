@@ -245,6 +245,18 @@ class DPSGDGameFilter(_Accountant):
         nb = -(-rest // m)                     # blocks opened: ceil(rest / m)
         return nb * self._p["charges"][k], (k, nb * m - rest)
 
+    def _game_state(self) -> tuple:
+        """The state the rule decides on: (spent units, open block's item, steps it still admits) -- for attacks."""
+        with self._lock:
+            return (int(self._spent), self._open)
+
+    def _set_game_state(self, state: tuple) -> None:
+        """Put the rule in a state of :meth:`_game_state` (an attack explores the rule's states; history is not kept)."""
+        with self._lock:
+            self._spent = Fraction(state[0])
+            self._open = state[1]
+            self._runs, self._n = [], 0
+
     def _apply(self, step: tuple, count: int = 1) -> None:
         c, self._open = self._after(step, count)
         self._spent += c

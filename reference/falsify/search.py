@@ -15,6 +15,7 @@ from .engine import adversaries_for, run
 from .game_probes import run_game_probes
 from .natural_probe import run_natural_probe
 from .dpsgd_probe import run_dpsgd_probe
+from .block_probe import run_block_probe
 from .individual_probe import run_individual_probe
 from .laws import StepLaw, dp_candidates
 
@@ -182,4 +183,4 @@ def _probe_space(pr, n_menus: int) -> dict:
             "horizon": pr.horizon, "menus": n_menus, "pairs": pr.pairs, "max_laws_per_step": pr.max_laws}
 
 
-_ = (mpmath, StepLaw, run_natural_probe, run_dpsgd_probe, run_individual_probe)  # importing the probes registers their claims
+_ = (mpmath, StepLaw, run_natural_probe, run_dpsgd_probe, run_block_probe, run_individual_probe)  # importing the probes registers their claims
