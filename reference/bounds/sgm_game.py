@@ -373,7 +373,7 @@ class SGMGameCertificate:
                 **({"blocks": list(self.blocks)} if self.blocks else {})}
 
 
-def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction, z: float = 8.0):
+def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction, z: float = 8.0, top: float = 8.0):
     """Level windows for tightness (a choice: the game is valid for any windows), R -> (lo_R, hi_R).
 
     With m and v the largest |mean| and variance of a law's loss per unit of cost and J the largest
@@ -381,7 +381,7 @@ def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction, z: float = 8.0)
     with a small probability (the laws are heavy-tailed on the right, hence J): at remaining budget
     R the row is kept from the higher of eps - reach(R) (below it eps is out of reach, so the value
     read there, V at the window's bottom, is tiny) and -reach(R_max - R) (the root cannot have
-    fallen further), up to eps + 8 (above it V is within e^-8 of 1).  The top is never cut lower:
+    fallen further), up to eps + ``top`` (above it V is within e^-top of 1).  The top is never cut lower:
     a row read as 1 just above a low cut would make V at the bottom, and so every cell read there,
     large.
     """
@@ -399,7 +399,7 @@ def _window(laws, costs, R_max: int, eps: Fraction, h: Fraction, z: float = 8.0)
     def reach(n: int) -> float:
         return n * m + z * math.sqrt(n * v) + jump + 1.0
 
-    hi = math.ceil((e + 8.0) / hf)
+    hi = math.ceil((e + top) / hf)
 
     def win(R: int) -> tuple[int, int]:
         return math.floor(max(e - reach(R), -reach(R_max - R)) / hf), hi
@@ -450,8 +450,12 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     h = Fraction(1, 1 << bits)
     D = R_max // min(costs) + 1
     m_max = max(ms) if ms else 1
-    eta = Fraction(delta) / (1 << 24) / D / m_max if eta is None else Fraction(eta)
-    cut = Fraction(delta) / (1 << 24) / D / (2 * m_max.bit_length() + 1)
+    # the tails sent to +inf add at most D m_max eta (steps) and D (2 log2 m_max + 1) cut (block products) to the
+    # value: 2^-24 delta per step, and with blocks (few levels, fine grids) 2^-12 delta in all for each
+    share = Fraction(1, 1 << 24) if not ms else Fraction(1, 1 << 12)
+    eta = Fraction(delta) * share / D / m_max if eta is None else Fraction(eta)
+    cut = Fraction(delta) * share / D / (2 * m_max.bit_length() + 1)
+    top = 8.0 if not ms else 4.0       # the window's top above eps (a tightness choice, :func:`_window`)
 
     def law(it, i, direction, side):
         if not ms or ms[i] == 1:
@@ -462,7 +466,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     tables = {}
     for direction in ("remove", "add"):
         laws = [law(it, i, direction, "upper") for i, it in enumerate(items)]
-        w = window or _window(laws, costs, R_max, eps, h)
+        w = window or _window(laws, costs, R_max, eps, h, top=top)
         t = pair_game(eps, h, laws, costs, R_max, window=w, max_bytes=max_bytes)
         tables[direction] = t
         b = t.largest_budget(delta)
@@ -474,7 +478,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
         vals = []
         for direction in ("remove", "add"):
             laws = [law(it, i, direction, "lower") for i, it in enumerate(items)]
-            w = window or _window(laws, costs, best + 1, eps, h)
+            w = window or _window(laws, costs, best + 1, eps, h, top=top)
             t = pair_game(eps, h, laws, costs, best + 1, window=w, max_bytes=max_bytes)
             vals.append(t.lower(best + 1))
         lo_above = max(vals)
