@@ -416,6 +416,16 @@ MONOTONE.update({
         "sigma": no("the default costs follow the items' counts k0(sigma), which changes the unit of B*"),
         "sigma2": no("the default costs follow the items' counts k0(sigma2), which changes the unit of B*"),
         "bits": no("a finer grid changes both the certified values and the items' counts (hence the costs)")},
+    # ------------------------------------------------------------ DP-SGD block filter (unit cost per block)
+    "zhu2022_dpsgd_block_filter_steps": {
+        "eps": no("the block lengths follow each item's own count in blocks of `block` steps at eps, which changes the menu's blocks"),
+        "delta": no("the block lengths follow each item's own count at delta, which changes the menu's blocks"),
+        "q": no("the block lengths follow the items' counts at q, which changes the menu's blocks"),
+        "sigma": no("the block lengths follow the items' counts at sigma, which changes the menu's blocks"),
+        "sigma2": no("the second item's block length follows its count at sigma2; a longer block lets the adversary "
+                     "switch less often but the first item's blocks are unchanged: not ordered in general"),
+        "bits": no("a finer grid changes every item's count, hence the block lengths, and the budget"),
+        "block": no("the steps come in multiples of the block length and the game's levels change with it")},
     # ------------------------------------------------------------ per-example DP-SGD filter on the game
     "feldman2021_alg3_game_rounds": {
         "eps": no("the costs are re-chosen from each item's k0 at every eps (default_costs rounds them): floor(B*/c_k) may drop"),
@@ -507,6 +517,10 @@ RANGES: dict[str, dict] = {
     "zhu2022_dpsgd_game_filter_budget": {"eps": ("4", "8"), "delta": ("1e-4", "1/100"), "q": ("1/20", "1/5"),
                                          "sigma": ("1/2", "1"), "sigma2": ("1/2", "1"), "bits": ("2", "4")},
     "feldman2021_rem4_4_calibrated_rounds": {"eps0": ("1/1000", "10"), "eps": ("1/100", "100"), "delta": ("1e-30", "1/2")},
+    # the block game costs about (single-item counts in blocks) x window: keep the blocks in the tens
+    "zhu2022_dpsgd_block_filter_steps": {"eps": ("4", "8"), "delta": ("1e-4", "1/100"), "q": ("1/20", "1/5"),
+                                         "sigma": ("1/2", "1"), "sigma2": ("1/2", "1"), "bits": ("2", "4"),
+                                         "block": ("1", "3")},
     # cost: one menu certificate (about 2 s at bits 4) per (eps, delta, q, sigma, bits); scale is free (cached)
     "feldman2021_alg3_game_rounds": {"eps": ["2", "4"], "delta": ["1/1000"], "q": ["1/10"], "sigma": ["1"],
                                      "scale": ("1/8", "1"), "bits": ["4"]},
@@ -546,6 +560,7 @@ SLOW: dict[str, tuple[int, int]] = {
     "whitehouse2022_game_filter_budget": (3, 20),
     "whitehouse2022_game_filter_rounds": (3, 20),
     "zhu2022_dpsgd_game_filter_budget": (2, 20),
+    "zhu2022_dpsgd_block_filter_steps": (2, 20),
     "feldman2021_rem4_4_calibrated_rounds": (3, 20),
     "smith2022_filter_rounds_gaussian": (3, 20),
     "smith2022_filter_rounds_dp": (3, 20),

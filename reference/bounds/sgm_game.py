@@ -45,7 +45,7 @@ from .pair_game import PairGameTable, StepLaw, law_power, pair_game
 
 __all__ = ["SGMItem", "parse_menu", "charged_index", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs",
            "sgm_single_item_rounds", "sgm_menu_certificate", "dpsgd_game_filter_budget", "MAX_STEP_CELLS", "sgm_block_law",
-           "block_lengths"]
+           "block_lengths", "dpsgd_block_filter_steps"]
 
 ZDW, DGK = "zhu2022", "doroshenko2022"
 MAX_STEP_CELLS = 1 << 20
@@ -642,3 +642,49 @@ def dpsgd_game_filter_budget(eps, delta, q, sigma, sigma2, bits=4) -> int:
     items = (SGMItem(q, check("sigma", sigma, Domain.positive())), SGMItem(q, check("sigma2", sigma2, Domain.positive())))
     b = int(check("bits", bits, _BITS))
     return sgm_menu_certificate(eps, delta, items, bits=b, lower=False).budget
+
+
+@register("zhu2022_dpsgd_block_filter_steps", paper=ZDW,
+          result="Theorem 10 (products of dominating pairs: a block of steps) + the exact adaptive game on blocks (this "
+                 "project: pair_game docstring step 7)", direction="lower", returns="int",
+          summary="steps of the first item a homogeneous run gets under the DP-SGD block filter on the menu "
+                  "{(q, sigma), (q, sigma2)} (one unit per block, block lengths from each item's own count), certified "
+                  "in both add/remove directions",
+          params=(Param("eps", Domain.positive(), default="8", doc="target epsilon > 0"),
+                  Param("delta", Domain.open_unit(), default="0.001", doc="target delta in (0, 1)"),
+                  Param("q", Domain.half_open_unit(), default="0.1", doc="sampling rate of both menu items, in (0, 1]"),
+                  Param("sigma", Domain.positive(), default="0.5", doc="noise multiplier of the first menu item"),
+                  Param("sigma2", Domain.positive(), default="0.625", doc="noise multiplier of the second menu item"),
+                  Param("bits", _BITS, kind="integer", default="4",
+                        doc="loss grid 2^-bits, 1..30 (a tuning choice: valid at every grid, finer is tighter and slower)"),
+                  Param("block", _COST, kind="integer", default="2",
+                        doc="steps per block of the item with the fewest blocks in its own optimum (an integer >= 1)")),
+          provenance="derived", validity="valid",
+          note="Valid at every grid and block length: a block of m steps, each dominated by an item's pair, is dominated "
+               "by the m-fold product (zhu2022 Thm 10); a block left early is completed by ignored steps (post-processing); "
+               "the product's loss law is the m-fold convolution, computed in exact integers with directed rounding "
+               "(reference.bounds.pair_game.law_power). Proof-tests: proofs/test_sgm_block_game.py (exact convolutions, "
+               "one item = the per-step game, a 50-digit recursion, negative controls); falsifier claim DPSGD-BLOCK-FILTER "
+               "(tests/test_block_probe.py: single off-grid steps over the filter object's own states, switches and stops "
+               "inside blocks, and the planted NC-BLOCK-* rules it refutes).")
+def dpsgd_block_filter_steps(eps, delta, q, sigma, sigma2, bits=4, block=2) -> int:
+    """zhu2022 Theorem 10 products in the exact game: steps of item (q, sigma) under the DP-SGD block filter.
+
+    Contract: :func:`sgm_menu_certificate` with ``block`` on ``[SGMItem(q, sigma), SGMItem(q, sigma2)]`` at the
+    grid 2^-bits; returns ``rounds(0)`` = B* m_0, the steps a homogeneous run of the first item gets under
+    :class:`reference.accountants.dpsgd_game.DPSGDGameFilter` with ``block``; every fully adaptive run of the
+    filter is (eps, delta)-DP in both directions of add/remove adjacency.  A lower bound on the steps the
+    largest certified budget gives (direction "lower").  Preconditions: eps > 0, 0 < delta < 1,
+    0 < q <= 1, sigma, sigma2 > 0, bits an integer in [1, 30], block an integer >= 1 (a block of that
+    many steps must fit each item alone).  ``ValueError`` names a bad parameter.
+
+    >>> dpsgd_block_filter_steps("8", "0.001", "0.1", "0.5", "0.625", 4, 2)
+    10
+    """
+    eps = check("eps", eps, Domain.positive())
+    delta = check("delta", delta, Domain.open_unit())
+    q = check("q", q, Domain.half_open_unit())
+    items = (SGMItem(q, check("sigma", sigma, Domain.positive())), SGMItem(q, check("sigma2", sigma2, Domain.positive())))
+    b = int(check("bits", bits, _BITS))
+    m = int(check("block", block, _COST))
+    return sgm_menu_certificate(eps, delta, items, bits=b, lower=False, block=m).rounds(0)

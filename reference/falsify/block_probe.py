@@ -247,7 +247,7 @@ def _register() -> None:
               "the DP-SGD game filter with blocks (one charge per block of m_k steps, free steps inside an open block "
               "of an item dominating them, a switch forfeits the block) makes the stopped interaction (eps, delta)-DP",
               "this project (zhu2022 Thm 10 products + the exact game of reference.bounds.pair_game step 7, derived)",
-              ("zhu2022_dpsgd_game_filter_budget",), "sgm", "dp", "valid", none,
+              ("zhu2022_dpsgd_block_filter_steps",), "sgm", "dp", "valid", none,
               note="attacked step by step over the filter object's own states (switches and stops inside blocks), "
                    "with actual subsampled-Gaussian steps off the menu grid, at grid 2^-6",
               direct=lambda deep: run_block_probe("DPSGD-BLOCK-FILTER", deep)),
