@@ -57,7 +57,8 @@ def _menu_game(args, start: float) -> int:
                                  f"(nothing certified to print); coarsen the grid (--bits) or raise --max-seconds"),
               file=sys.stderr)
         return 2
-    d = {**cert.as_dict(), "k0": list(cert.extra["k0"]), "rounds": [cert.rounds(i) for i in range(len(cert.items))]}
+    d = {**cert.as_dict(), "k0": list(cert.extra["k0"]), "rounds": [cert.rounds(i) for i in range(len(cert.items))],
+         "refuted_by": cert.extra.get("refuted_by", "game" if cert.decided else None)}
     if args.json:
         print(json.dumps({**d, **build_info()}, indent=2))
         return 0
@@ -80,8 +81,9 @@ def _menu_game(args, start: float) -> int:
     if cert.lower_above is None:
         tail = "; B* + 1 not examined (B* is the largest budget searched: safe, perhaps not the largest)"
     elif cert.decided:
+        by = cert.extra.get("refuted_by", "game")
         tail = (f"; at B* + 1 >= {bounded_decimal(cert.lower_above, 6, 'lower', probability=True)} > delta "
-                f"(B* is the largest budget for this menu)")
+                f"(B* is the largest budget for this menu" + ("" if by == "game" else f"; by a {by}") + ")")
     else:
         tail = (f"; at B* + 1 >= {bounded_decimal(cert.lower_above, 6, 'lower', probability=True)}, not above delta "
                 f"(B* is safe, perhaps not the largest; a finer grid, --bits, tightens the bracket)")

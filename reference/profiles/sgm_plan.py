@@ -38,7 +38,8 @@ from .subsampled_gaussian import MAX_ORDER, sgm_rdp_continuous, sgm_rdp_continuo
 #: The Renyi orders the plan chooses from (fixed in advance, as the filter needs): 1.05, 1.10, .., 1.95 and 2 .. 256.
 ORDERS = tuple(Fraction(20 + j, 20) for j in range(1, 20)) + tuple(Fraction(a) for a in range(2, MAX_ORDER + 1))
 
-__all__ = ["MENU_BITS", "ORDERS", "SGM_FILTERS", "sgm_cycle", "menu_certificate", "sgm_rows", "render_menu_items"]
+__all__ = ["MENU_BITS", "ORDERS", "SGM_FILTERS", "sgm_cycle", "menu_certificate", "sgm_rows", "render_menu_items",
+           "refute_above"]
 
 #: The loss grid 2^-MENU_BITS of the DP-SGD game in ``plan`` and ``game`` (a choice: the certificate holds at every
 #: grid; a finer one is tighter and slower).  A two-item menu at q = 0.1, sigma in {0.5, 0.625}, eps = 8,
@@ -108,8 +109,41 @@ def menu_certificate(eps, delta, menu, *, bits: int = MENU_BITS, costs=None, max
     items = parse_menu(menu)
     if not isinstance(bits, int) or isinstance(bits, bool) or not 1 <= bits <= 30:
         raise ValueError(f"bits must be an integer in [1, 30], found {bits!r}")
-    return sgm_menu_certificate(eps, delta, items, bits=bits, costs=_costs(costs, len(items)), max_bytes=max_bytes,
-                                block=block)
+    return refute_above(sgm_menu_certificate(eps, delta, items, bits=bits, costs=_costs(costs, len(items)),
+                                             max_bytes=max_bytes, block=block))
+
+
+@cites("koskela2020", "PLD accountant, certified (the lower end of a homogeneous run: an actual analyst)")
+@cites("whitehouse2022", "Theorem 1 (filter semantics: the budget B* + 1 admits floor((B* + 1)/c_i) charges of item i)")
+def refute_above(cert):
+    """The certificate with B* + 1 refuted, where it can be, by a homogeneous run (returned, updated in place).
+
+    The game's own lower end at B* + 1 is the value of its argmax analyst on bucketed steps; it is
+    first order in the grid width (and, with blocks, in the block length), so it often stays
+    below delta.  Another actual analyst against the budget B* + 1: run item i alone, non-adaptively,
+    for the floor((B* + 1)/c_i) charges it gets (times m_i steps with blocks).  The certified lower
+    end of that run's delta(eps) (:func:`reference.profiles.sgm_pld.sgm_pld_delta_bracket`, at
+    sigma/scale) is a lower end of the game value at B* + 1; the largest over the items that gain a
+    charge replaces ``lower_above`` when larger, ``decided`` follows, and ``extra["refuted_by"]``
+    names the route.  Nothing changes when no item gains a step at B* + 1.
+    """
+    from .sgm_pld import sgm_pld_delta_bracket
+
+    if cert.decided or cert.budget < 0:
+        return cert
+    best, by = cert.lower_above, "game"
+    for i, it in enumerate(cert.items):
+        n = ((cert.budget + 1) // cert.costs[i]) * (cert.blocks[i] if cert.blocks else 1)
+        if n <= cert.rounds(i):
+            continue
+        lo = mpf_to_fraction(sgm_pld_delta_bracket(it.q, it.sigma_eff, n, cert.eps).lo)
+        if best is None or lo > best:
+            best, by = lo, f"homogeneous run of {it} ({n} steps, certified PLD lower end)"
+    if best is not None and (cert.lower_above is None or best > cert.lower_above):
+        cert.lower_above = best
+        cert.decided = best > cert.delta
+        cert.extra["refuted_by"] = by
+    return cert
 
 
 def _walk_blocks(steps, items, cert) -> int:
@@ -253,7 +287,7 @@ def sgm_rows(eps, delta, cycle, menu=None, *, bits: int = MENU_BITS, max_bytes: 
             cert = certify(eps, delta, items, bits, max_bytes, left)
         else:
             cert = certify(eps, delta, items, bits, max_bytes, left, block=block)
-        rows.insert(0, _game_row(eps, delta, steps, items, bits, cert))
+        rows.insert(0, _game_row(eps, delta, steps, items, bits, refute_above(cert)))
     except TimeoutError:
         rows.append({"key": "dpsgd_game_filter", "filter": SGM_FILTERS["dpsgd_game_filter"][0],
                      "cite": "zhu2022 Prop. 30 + whitehouse2022 Thm 1", "rounds": None, "params": "", "accountant": None,
