@@ -249,14 +249,22 @@ def test_level_windows_are_as_tight_as_one_wide_window(eps, item, R):
             assert wide.upper(r) * (1 - F(1, 10 ** 6)) - F(1, 10 ** 12) <= lv.upper(r) <= wide.upper(r) * (1 + F(1, 10 ** 6)) + F(1, 10 ** 12), (d, r)
 
 
-def test_menu_game_equals_a_50_digit_recursion_over_the_same_laws():
+@pytest.mark.parametrize("exact", [False, True], ids=["doubles", "exact-integers"])
+@pytest.mark.parametrize("side", ["upper", "lower"])
+def test_menu_game_equals_a_50_digit_recursion_over_the_same_laws(side, exact, monkeypatch):
     """Second route for the engine on a DP-SGD menu: the same discrete laws (their doubles read exactly), recursed in
-    mpmath at 50 digits over (budget, loss) with no window; the engine's upper end contains it and is within 1e-9."""
+    mpmath at 50 digits over (budget, loss) with no window; the engine's end is on its side of it and within 1e-9 --
+    with the correlations in doubles and, forced, in exact integers (the path large games take)."""
+    import reference.bounds.pair_game as pg
+
+    if exact:
+        monkeypatch.setattr(pg, "EXACT_MIN", 0)
+        monkeypatch.setattr(pg, "EXACT_MIN_TERMS", 0)
     eps, h = F(3, 2), F(1, 8)
     items = [SGMItem(F(1, 4), F(1)), SGMItem(F(1, 2), F(3, 2))]
     costs, R_max = (2, 3), 9
     for d in ("remove", "add"):
-        laws = [sgm_law(it.q, it.sigma_eff, 3, F(1, 10 ** 12), d, "upper") for it in items]
+        laws = [sgm_law(it.q, it.sigma_eff, 3, F(1, 10 ** 12), d, side) for it in items]
         span = R_max * max(max(-L.off, L.top) for L in laws) + 2
         t = pair_game(eps, h, laws, list(costs), R_max, window=(-span, span))
         mp = mpmath.mp.clone()
@@ -275,9 +283,41 @@ def test_menu_game_equals_a_50_digit_recursion_over_the_same_laws():
             memo[(R, l)] = best
             return best
 
+        # the exact-integer path is absolute: at most 2^-61 per level (rows on multiples of 2^-62)
+        tiny = F(R_max + 1, 2 ** 60) if exact else F(1, 10 ** 300)
         for R in range(R_max + 1):
             x = F(mpmath.nstr(V(R, 0), 45))
-            assert x <= t.upper(R) <= x * (1 + F(1, 10 ** 9)) + F(1, 10 ** 300), (d, R)
+            if side == "upper":
+                assert x <= t.upper(R) <= x * (1 + F(1, 10 ** 9)) + tiny, (d, R)
+            else:
+                assert x * (1 - F(1, 10 ** 9)) - tiny <= t.lower(R) <= x, (d, R)
+
+
+def test_exact_correlation_is_directed():
+    """The exact-integer correlation lies on its side of the exact sum of the doubles, within 2^-60 absolute."""
+    import reference.bounds.pair_game as pg
+
+    rng = np.random.default_rng(7)
+    for side in ("upper", "lower"):
+        p = rng.random(40) / 50
+        L = StepLaw(-3, p, 0.0 if side == "lower" else 1e-9, side)
+        ext = rng.random(200 + len(p) - 1)
+        old = pg.EXACT_MIN
+        try:
+            pg.EXACT_MIN = 0
+            c = pg._correlate(ext, L, 200, side == "upper")
+        finally:
+            pg.EXACT_MIN = old
+        assert not np.array_equal(c, np.convolve(ext, L.rev, "valid") + L.inf) or side == "lower"
+        P = [F(float(x)) for x in p]
+        for i in range(200):
+            exact = sum((P[j] * F(float(ext[i + j])) for j in range(len(P))), F(0)) + F(L.inf)
+            got = F(float(c[i]))
+            # 2^-62 per input and output rounding, then the doubles' own roundings (a few ulps, relative 2^-50)
+            if side == "upper":
+                assert exact <= got <= (exact + F(1, 2 ** 60)) * (1 + F(1, 2 ** 50))
+            else:
+                assert (exact - F(1, 2 ** 60)) * (1 - F(1, 2 ** 50)) <= got <= exact
 
 
 def test_the_fixed_window_transition_closes_like_the_budget_engine():
