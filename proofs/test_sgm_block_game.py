@@ -204,3 +204,63 @@ def test_bad_blocks_are_refused():
         block_lengths([0, 3], 5)
     with pytest.raises(ValueError, match="m must be a positive integer"):
         law_power(_small_law(), 0)
+
+
+# ---------------------------------------------------------------------------------------------- coarsening (fine > 0)
+
+def _hockey(L: StepLaw, h, eps_):
+    """E_P[(1 - e^{eps' - L})_+] of a law on the grid h Z at 50 digits (+inf mass pays 1)."""
+    mp = mpmath.mp.clone()
+    mp.dps = 50
+    e = mp.mpf(eps_.numerator) / eps_.denominator
+    hh = mp.mpf(h.numerator) / h.denominator
+    tot = mp.mpf(L.inf)
+    for i, p in enumerate(L.p):
+        if p:
+            tot += mp.mpf(float(p)) * max(mp.mpf(0), 1 - mp.exp(e - (L.off + i) * hh))
+    return tot
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_coarsened_upper_law_dominates_every_hockey_stick(direction):
+    """The split onto the coarse grid keeps P- and Q-mass and dominates the pair: every hockey-stick divergence is >=."""
+    from reference.bounds.pair_game import coarsen_law
+
+    L = sgm_law(F(1, 4), F(1), 7, F(1, 10 ** 9), direction, "upper")
+    C = coarsen_law(L, F(1, 128), 3)
+    assert C.inf == L.inf
+    lf = (L.off + np.arange(len(L.p))) / 128.0
+    lc = (C.off + np.arange(len(C.p))) / 16.0
+    assert C.p.sum() >= L.p.sum() * (1 - 1e-15)
+    assert abs((C.p * np.exp(-lc)).sum() - (L.p * np.exp(-lf)).sum()) <= 1e-12
+    for k in range(-8, 25):
+        e = F(k, 8)
+        assert _hockey(C, F(1, 16), e) >= _hockey(L, F(1, 128), e) * (1 - mpmath.mpf(10) ** -14), e
+    # negative control: rounding every loss up instead is not what was done (it would lose Q-mass)
+    assert not np.allclose(C.p, 0)
+
+
+def test_coarsened_lower_law_is_below_every_hockey_stick():
+    from reference.bounds.pair_game import coarsen_law
+
+    L = sgm_law(F(1, 4), F(1), 7, F(1, 10 ** 9), "remove", "lower")
+    C = coarsen_law(L, F(1, 128), 3)
+    for k in range(-8, 25):
+        e = F(k, 8)
+        assert _hockey(C, F(1, 16), e) <= _hockey(L, F(1, 128), e)
+
+
+def test_a_fine_block_game_is_above_the_fine_per_step_game():
+    """One item, steps composed 3 bits finer and blocks moved onto the game's grid: the block game's upper end is at
+    least the per-step game's on the fine grid (the split pair dominates the fine block pair)."""
+    eps, bits, fine, eta = F(2), 3, 3, F(1, 10 ** 12)
+    it = SGMItem(F(1, 5), F(1))
+    for d in ("remove", "add"):
+        Lf = sgm_law(it.q, it.sigma_eff, bits + fine, eta, d, "upper")
+        B = sgm_block_law(it.q, it.sigma_eff, 4, bits, eta, F(0), d, "upper", fine)
+        spanc = 4 * 3 * max(-B.off, B.top) + 2
+        spanf = 12 * max(-Lf.off, Lf.top) + 2
+        tb = pair_game(eps, F(1, 2 ** bits), [B], [1], 3, window=(-spanc, spanc))
+        ts = pair_game(eps, F(1, 2 ** (bits + fine)), [Lf], [1], 12, window=(-spanf, spanf))
+        for n in range(4):
+            assert tb.upper(n) >= ts.upper(4 * n) * (1 - F(1, 10 ** 9)) - F(1, 10 ** 250), (d, n)

@@ -97,9 +97,10 @@ from ..catalog import cites
 from ..precision import Domain, check
 from .game import MAX_BYTES, GameMemoryError, _dyadic, largest_within, payoff_down, payoff_up, rr_probs_up
 
-__all__ = ["StepLaw", "PairGameTable", "pair_game", "rr_law", "apply_law", "certified_end", "law_power", "LAW_FIX"]
+__all__ = ["StepLaw", "PairGameTable", "pair_game", "rr_law", "apply_law", "certified_end", "law_power", "LAW_FIX",
+           "coarsen_law"]
 
-ZDW, W22, DRS = "zhu2022", "whitehouse2022", "dong2022"
+ZDW, W22, DRS, DGK = "zhu2022", "whitehouse2022", "dong2022", "doroshenko2022"
 U = Fraction(1, 2 ** 53)
 TINY2 = Fraction(1, 2 ** 1073)
 #: Fixed-point bits of :func:`law_power`'s exact integer products (masses are multiples of 2^-LAW_FIX between roundings).
@@ -337,6 +338,76 @@ def law_power(L: StepLaw, m: int, cut=Fraction(0)) -> StepLaw:
     if up and Fraction(fin) < inf:
         fin = math.nextafter(fin, math.inf)
     return StepLaw(off, _unfix(c, up), fin if up else 0.0, L.side)
+
+
+@cites(DGK, "Theorem 3.3 (splitting an atom of a pair between the two grid losses around it, keeping its P- and "
+       "Q-masses, gives a pair that dominates it)")
+def coarsen_law(L: StepLaw, h, k: int) -> StepLaw:
+    """``L`` (on the grid h Z) moved onto the grid H Z, H = 2^k h, its side kept (module docstring step 7).
+
+    Upper: every atom at loss l, between the coarse losses a H <= l < (a + 1) H, is split into
+    masses at a H and (a + 1) H that keep its P-mass and its Q-mass (the pessimistic split of
+    Doroshenko et al. 2022: the split pair dominates the pair), each mass rounded up (exact
+    integers; the weights (1 - e^{-(l - a H)})/(1 - e^{-H}) and (e^{-(l - a H)} - e^{-H})/(1 - e^{-H})
+    are interval upper ends), the +inf mass kept.  A pair's loss law stays one, so the result is as
+    valid as ``L``, and the error of the move is second order in H, not first.  Lower: every loss
+    rounded down to a H (a sub-measure on lower losses, step 5).  ``k = 0`` returns ``L``.
+    Preconditions: h > 0 the grid of ``L`` (a rational), k an integer >= 0.
+    """
+    h = check("h", h, Domain.positive())
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 0:
+        raise ValueError(f"k must be an integer >= 0 (extra bits of the finer grid), found {k!r}")
+    if k == 0:
+        return L
+    K = 1 << int(k)
+    up = L.side == "upper"
+    idx = L.off + np.arange(len(L.p))
+    a = np.floor_divide(idx, K)
+    r = idx - a * K
+    a0 = int(a[0])
+    pi = _fix(L.p, up)
+    acc = [0] * (int(a[-1]) - a0 + 2)
+    if not up:
+        for ai, v in zip(a.tolist(), pi):
+            acc[ai - a0] += v
+    else:
+        whi, wlo = _split_weights(h, K)
+        one = 1 << 64
+        for ai, ri, v in zip(a.tolist(), r.tolist(), pi):
+            if not v:
+                continue
+            if ri == 0:
+                acc[ai - a0] += v
+                continue
+            acc[ai - a0 + 1] += -((-v * whi[ri]) // one)
+            acc[ai - a0] += -((-v * wlo[ri]) // one)
+    while len(acc) > 1 and acc[-1] == 0:
+        acc.pop()
+    return StepLaw(a0, _unfix(acc, up), L.inf if up else 0.0, L.side)
+
+
+_SPLIT_CACHE: dict = {}
+
+
+def _split_weights(h: Fraction, K: int) -> tuple[list, list]:
+    """Upper ends, as integers at 2^-64, of (1 - e^{-r h})/(1 - e^{-K h}) and (e^{-r h} - e^{-K h})/(1 - e^{-K h}), r < K."""
+    key = (h, K)
+    hit = _SPLIT_CACHE.get(key)
+    if hit is None:
+        from mpmath import libmp
+
+        from .game import _IV
+
+        g = _IV.mpf(h.numerator) / h.denominator
+        den = 1 - _IV.exp(-K * g)
+        whi, wlo = [0] * K, [0] * K
+        for r in range(1, K):
+            e = _IV.exp(-r * g)
+            for out, w in ((whi, (1 - e) / den), (wlo, (e - _IV.exp(-K * g)) / den)):
+                num, den_ = libmp.to_rational(w._mpi_[1])          # the interval's upper end, exactly
+                out[r] = -((-num * (1 << 64)) // den_)
+        hit = _SPLIT_CACHE[key] = (whi, wlo)
+    return hit
 
 
 @dataclass

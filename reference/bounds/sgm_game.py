@@ -41,11 +41,11 @@ import numpy as np
 from ..catalog import Param, cites, register
 from ..precision import Domain, _describe, check
 from .game import MAX_BYTES
-from .pair_game import PairGameTable, StepLaw, law_power, pair_game
+from .pair_game import PairGameTable, StepLaw, coarsen_law, law_power, pair_game
 
 __all__ = ["SGMItem", "parse_menu", "charged_index", "sgm_law", "SGMGameCertificate", "sgm_game_budget", "default_costs",
            "sgm_single_item_rounds", "sgm_menu_certificate", "dpsgd_game_filter_budget", "MAX_STEP_CELLS", "sgm_block_law",
-           "block_lengths", "dpsgd_block_filter_steps"]
+           "block_lengths", "dpsgd_block_filter_steps", "fine_bits"]
 
 ZDW, DGK = "zhu2022", "doroshenko2022"
 MAX_STEP_CELLS = 1 << 20
@@ -331,14 +331,36 @@ def _lb(a) -> Fraction:
 @cites(ZDW, "Proposition 30 / Theorem 10 (a block of m steps of an item is dominated by the m-fold product of its pair)")
 @lru_cache(maxsize=64)
 def sgm_block_law(q: Fraction, sigma_eff: Fraction, m: int, bits: int, eta: Fraction, cut: Fraction, direction: str,
-                  side: str) -> StepLaw:
+                  side: str, fine: int = 0) -> StepLaw:
     """The P-law of the loss of a block of ``m`` steps of one item: :func:`reference.bounds.pair_game.law_power` of :func:`sgm_law`.
 
     Contract: as :func:`sgm_law` for the m-fold product pair (``pair_game`` docstring step 7);
     ``cut`` is the tail mass moved (upper) or dropped (lower) after each of the at most 2 log2(m)
-    products.  ``m = 1`` is :func:`sgm_law` itself.
+    products.  ``fine`` > 0: the step's law and the block's product are computed on the grid
+    2^-(bits + fine) and the block moved onto 2^-bits by :func:`reference.bounds.pair_game.coarsen_law`
+    (a split that keeps each atom's P- and Q-mass): a step much narrower than the game's grid is
+    resolved where it is composed.  ``m = 1`` and ``fine = 0`` is :func:`sgm_law` itself.
     """
-    return law_power(sgm_law(q, sigma_eff, bits, eta, direction, side), m, cut)
+    if not isinstance(fine, int) or isinstance(fine, bool) or not 0 <= fine <= 12 or bits + fine > 30:
+        raise ValueError(f"fine must be an integer in [0, 12] with bits + fine <= 30, found fine = {fine!r}, bits = {bits}")
+    P = law_power(sgm_law(q, sigma_eff, bits + fine, eta, direction, side), m, cut)
+    return coarsen_law(P, Fraction(1, 1 << (bits + fine)), fine)
+
+
+@cites(ZDW, "Proposition 30 (the loss of a subsampled-Gaussian step: its spread sets the grid it needs)")
+def fine_bits(items: Sequence[SGMItem], bits: int) -> int:
+    """Extra bits for the steps' laws of a block game on the grid 2^-bits (a tuning choice; validity never depends on it).
+
+    The smallest k in [0, 8] with 2^-(bits + k) <= s / 8 for every item, s = q sqrt(e^{1/sigma'^2} - 1)
+    (the standard deviation of one step's loss, in floats): each step's law then spans at least
+    about 8 cells where it is composed.
+    """
+    k = 0
+    for it in items:
+        s = float(it.q) * math.sqrt(math.expm1(min(700.0, 1.0 / float(it.sigma_eff) ** 2)))
+        if s > 0:
+            k = max(k, math.ceil(math.log2(8.0 / (s * (1 << bits)))))
+    return max(0, min(8, k, 30 - bits))
 
 
 @dataclass
@@ -418,7 +440,7 @@ def _fixed_window(laws, costs, R_max: int, eps: Fraction, h: Fraction) -> tuple[
 def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], *, bits: int = 8,
                     R_max: Optional[int] = None, window: Optional[tuple] = None, lower: bool = True,
                     eta: Optional[Fraction] = None, max_bytes: int = MAX_BYTES,
-                    blocks: Optional[Sequence[int]] = None) -> SGMGameCertificate:
+                    blocks: Optional[Sequence[int]] = None, fine: int = 0) -> SGMGameCertificate:
     """The largest budget B* of the filter "admit item k while costs[k] <= R" whose game value is <= delta in both directions.
 
     Contract: every fully adaptive analyst choosing, from the transcript, steps each dominated by a
@@ -434,7 +456,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     (:class:`reference.bounds.game.GameMemoryError`, from :func:`reference.bounds.pair_game.pair_game`).
     ``blocks``: None (each step charged) or one positive integer m_k per item: the filter charges
     c_k per block of m_k steps (``pair_game`` docstring step 7), the game runs on the blocks' laws
-    (:func:`sgm_block_law`) and the budget counts blocks' costs.
+    (:func:`sgm_block_law`, its steps on the grid 2^-(bits + ``fine``)) and the budget counts blocks' costs.
     """
     import time
 
@@ -458,9 +480,9 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
     top = 8.0 if not ms else 4.0       # the window's top above eps (a tightness choice, :func:`_window`)
 
     def law(it, i, direction, side):
-        if not ms or ms[i] == 1:
+        if not ms or (ms[i] == 1 and not fine):
             return sgm_law(it.q, it.sigma_eff, bits, eta, direction, side)
-        return sgm_block_law(it.q, it.sigma_eff, ms[i], bits, eta, cut, direction, side)
+        return sgm_block_law(it.q, it.sigma_eff, ms[i], bits, eta, cut, direction, side, fine)
 
     best, up_at, lo_above = None, None, None
     tables = {}
@@ -485,7 +507,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
         decided = lo_above > delta
     wins = {d: tables[d].window for d in tables}
     return SGMGameCertificate(eps, delta, items, tuple(costs), bits, best, up_at, lo_above, decided, wins["remove"],
-                              time.perf_counter() - t0, {"eta": str(eta), "windows": wins}, ms or ())
+                              time.perf_counter() - t0, {"eta": str(eta), "windows": wins, "fine": fine}, ms or ())
 
 
 def _blocks(blocks, n: int) -> tuple[int, ...] | None:
@@ -525,18 +547,19 @@ def default_costs(k0: Sequence[int], max_units: int = 64, tol: float = 0.02) -> 
 
 @cites(ZDW, "Proposition 30 / Theorem 10")
 def sgm_single_item_rounds(eps, delta, item: SGMItem, *, bits: int = 8, start: int = 64,
-                           max_bytes: int = MAX_BYTES, block: int = 1) -> int:
+                           max_bytes: int = MAX_BYTES, block: int = 1, fine: int = 0) -> int:
     """k0: the largest number of steps (of blocks of ``block`` steps) of one item whose game value is certified <= delta.
 
     With one item, adaptivity is only the choice of when to stop, and continuing never lowers the
     payoff, so this is the non-adaptive count at this grid (the upper end of the homogeneous
     composition), in both directions.  Found by doubling the horizon from ``start`` until the budget
-    is below it.  ``block`` > 1 counts blocks (:func:`sgm_block_law`): k0 blocks are k0 * block steps.
+    is below it.  ``block`` > 1 (or ``fine`` > 0) counts blocks (:func:`sgm_block_law`): k0 blocks are k0 * block steps.
     """
     R = int(start)
-    blocks = None if block == 1 else [int(check("block", block, _COST))]
+    blocks = None if block == 1 and not fine else [int(check("block", block, _COST))]
     while True:
-        c = sgm_game_budget(eps, delta, [item], [1], bits=bits, R_max=R, lower=False, max_bytes=max_bytes, blocks=blocks)
+        c = sgm_game_budget(eps, delta, [item], [1], bits=bits, R_max=R, lower=False, max_bytes=max_bytes, blocks=blocks,
+                            fine=fine)
         if c.budget < R:
             return c.budget
         if R > 1 << 26:
@@ -565,7 +588,8 @@ def block_lengths(counts: Sequence[int], block: int) -> tuple[int, ...]:
 
 @cites(ZDW, "Proposition 30 / Theorem 10")
 def sgm_menu_certificate(eps, delta, items: Sequence[SGMItem], *, bits: int = 8, costs: Optional[Sequence[int]] = None,
-                         lower: bool = True, max_bytes: int = MAX_BYTES, block: Optional[int] = None) -> SGMGameCertificate:
+                         lower: bool = True, max_bytes: int = MAX_BYTES, block: Optional[int] = None,
+                         fine: Optional[int] = None) -> SGMGameCertificate:
     """A menu's certificate with costs chosen from each item's own optimum (:func:`default_costs`), or the costs given.
 
     Contract: as :func:`sgm_game_budget`; ``extra["k0"]`` holds each item's single-item count k0_i at
@@ -573,19 +597,22 @@ def sgm_menu_certificate(eps, delta, items: Sequence[SGMItem], *, bits: int = 8,
     ``max_bytes`` caps every game's rows (:func:`sgm_game_budget`).  ``block`` (an integer >= 1, or
     None: per-step charges): the block filter of ``pair_game`` docstring step 7 -- each item's own
     count in blocks of ``block`` steps gives its block length (:func:`block_lengths`), every block
-    costs ``costs[i]`` (default 1), and a step switches items only by opening a block.
+    costs ``costs[i]`` (default 1), and a step switches items only by opening a block; the steps'
+    laws are composed ``fine`` bits finer than the game's grid (default :func:`fine_bits`).
     """
     items = tuple(items)
     if block is not None:
         block = int(check("block", block, _COST))
-        n = [sgm_single_item_rounds(eps, delta, it, bits=bits, max_bytes=max_bytes, block=block) for it in items]
+        fine = fine_bits(items, bits) if fine is None else fine
+        n = [sgm_single_item_rounds(eps, delta, it, bits=bits, max_bytes=max_bytes, block=block, fine=fine)
+             for it in items]
         ms = block_lengths(n, block)
         k0 = [x * block for x in n]
         costs = tuple(1 for _ in items) if costs is None else tuple(costs)
         # item i alone cannot run (n_i + 1) * block steps: its blocks of m_i steps are fewer than this
         R_max = min(c * (((x + 1) * block - 1) // m + 1) for x, m, c in zip(n, ms, costs))
         cert = sgm_game_budget(eps, delta, items, costs, bits=bits, R_max=R_max, lower=lower, max_bytes=max_bytes,
-                               blocks=ms)
+                               blocks=ms, fine=fine)
     else:
         k0 = [sgm_single_item_rounds(eps, delta, it, bits=bits, max_bytes=max_bytes) for it in items]
         if costs is None:
