@@ -573,9 +573,56 @@ def _bucket_range(q: Fraction, s: Fraction, bits: int, tail: Fraction, K: int) -
     return j0, max(jt, j0 + 1)
 
 
+#: the most grid points of one-step work (Arb balls) kept for reuse by the other tilts (:func:`_cores`)
+CORE_POINTS = 1 << 19
+
+
+@lru_cache(maxsize=1)
+def _cores() -> dict:
+    """The tilt-independent work of the latest one-step vectors (Arb balls per bucket), so that the tilts of the two-chain
+    mode (and a fallback from the tilted one) share it; at most :data:`CORE_POINTS` grid points in all (oldest dropped
+    first).  A functools cache so that clearing the module's caches clears it too."""
+    return {}
+
+
+def _core(key: tuple, make):
+    """The cached value of ``make()`` (a pair (points, value)) under ``key``, within the budget of :func:`_cores`."""
+    store = _cores()
+    if key in store:
+        return store[key][1]
+    pts, val = make()
+    if pts <= CORE_POINTS:
+        while store and sum(v[0] for v in store.values()) + pts > CORE_POINTS:
+            del store[next(iter(store))]
+        store[key] = (pts, val)
+    return val
+
+
 @lru_cache(maxsize=32)
 def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t: int = 1) -> _Step:
-    """The pessimistic split vector of one step (module docstring, steps 1-2) under the tilt t (see :class:`_Vec`)."""
+    """The pessimistic split vector of one step (module docstring, steps 1-2) under the tilt t (see :class:`_Vec`): the
+    split masses of :func:`_step_core` (untilted Arb balls) times e^(-t a h/2), each rounded up to a multiple of 2^-F."""
+    prec, j0, nb, lows, highs, UP, UQ, piP, piQ = _core(("step", q, s, bits, F, tail, K),
+                                                       lambda: _step_core(q, s, bits, F, tail, K))
+    with _Prec(prec) as fl:
+        arb = fl.arb
+        hh = arb(1) / (1 << bits)
+        pvals = [0] * (nb + 1)  # tilted masses P' e^(-t l/2) at grid j0 .. jt
+        t_a = (-(arb(j0 * t) * hh) / 2).exp()  # e^(-t a h/2)
+        th = (-(hh * t) / 2).exp()
+        for i in range(nb):
+            t_b = t_a * th
+            pvals[i] += _ceil_fix(lows[i] * t_a)
+            pvals[i + 1] += _ceil_fix(highs[i] * t_b)
+            t_a = t_b
+    L = -(-(F + 2) // 64)
+    return _Step(_Vec(_to_limbs(pvals, L), j0, UP if t < 2 else None, UQ if t > 0 else None, F, 1, bits, t), piP, piQ, nb)
+
+
+def _step_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int):
+    """The split of one step (module docstring, steps 1-2) before the tilt: (points, (prec, j0, nb, lows, highs, UP, UQ,
+    piP, piQ)), lows[i] / highs[i] the Arb balls of 2^F x the P-masses the bucket [(j0 + i) h, (j0 + i + 1) h] puts on
+    its lower / upper grid point, computed at the working precision ``prec``."""
     qf, sf = float(q), float(s)
     h = 2.0 ** -bits
     eta = float(tail) / (4 * K)
@@ -632,11 +679,9 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t
         ej = (arb(j0) * hh).exp()
         prev = sfs(ej, j0)
         bottom = prev
-        pvals = [0] * (nb + 1)  # tilted masses P' e^(-t l/2) at grid j0 .. jt
+        lows, highs = [None] * nb, [None] * nb
         em_a = (-(arb(j0) * hh)).exp()
         emh = (-hh).exp()
-        t_a = (-(arb(j0 * t) * hh) / 2).exp()  # e^(-t a h/2)
-        th = (-(hh * t) / 2).exp()
         scale = arb(1 << F)
         for i in range(nb):
             ej = ej * eh
@@ -644,12 +689,10 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t
             PB = prev[0] - cur[0]
             QB = prev[1] - cur[1]
             em_b = em_a * emh
-            t_b = t_a * th
             pb_ = (em_a * PB - QB) * scale / (em_a - em_b)
-            pvals[i] += _ceil_fix((PB * scale - pb_) * t_a)
-            pvals[i + 1] += _ceil_fix(pb_ * t_b)
+            lows[i], highs[i] = PB * scale - pb_, pb_
             prev = cur
-            em_a, t_a = em_b, t_b
+            em_a = em_b
         top = prev
         # tails (the top one; for q = 1 also the bottom one): P- and Q-mass at unknown places
         UP = _rup(_exact(fl, top[0])[1])
@@ -659,8 +702,7 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t
             UQ = _rup(UQ + _exact(fl, 1 - bottom[1])[1])
         piP = _exact(fl, bottom[0] - top[0])
         piQ = _exact(fl, bottom[1] - top[1])
-    L = -(-(F + 2) // 64)
-    return _Step(_Vec(_to_limbs(pvals, L), j0, UP if t < 2 else None, UQ if t > 0 else None, F, 1, bits, t), piP, piQ, nb)
+    return nb, (max(96, prec), j0, nb, lows, highs, UP, UQ, piP, piQ)
 
 
 @dataclass
@@ -857,7 +899,31 @@ def _bulk_offset(qf: float, sf: float, bits: int, default: Fraction) -> tuple[Fr
 def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t: int = 1) -> _LStep:
     """The optimistic vector of one step (module docstring, step 5): a bucketing (a post-processing) whose buckets have
     likelihood ratios on the grid up to a certified deviation, each atom shrunk to that exact ratio, entries rounded
-    down to multiples of 2^-F."""
+    down to multiples of 2^-F (the atoms of :func:`_lstep_core`, untilted Arb balls, times e^(-t g/2))."""
+    prec, c, idx, pls, gs, ends, dev, dropP, dropQ = _core(("lstep", q, s, bits, F, tail, K),
+                                                          lambda: _lstep_core(q, s, bits, F, tail, K))
+    with _Prec(prec) as fl:
+        scale = fl.arb(1 << F)
+        vals = []
+        for pl, g in zip(pls, gs):
+            vals.append(max(0, _floor_lo(pl * (-(g * t) / 2).exp() * scale)))
+    if not idx:
+        raise ArithmeticError(f"no bucket of the optimistic PLD could be placed on the grid 2^-{bits} (q = {q}, "
+                              f"sigma = {s}); use a finer grid")
+    j0 = idx[0]
+    dense = [0] * (idx[-1] - j0 + 1)
+    for jj, v in zip(idx, vals):
+        dense[jj - j0] = v
+    L = -(-(F + 2) // 64)
+    Z = Fraction(0)
+    V = _Vec(_to_limbs(dense, L), j0, Z if t < 2 else None, Z if t > 0 else None, F, 1, bits, t, down=True, shift=c)
+    return _LStep(V, dev, len(idx), dropP, dropQ, ends, c)
+
+
+def _lstep_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int):
+    """The optimistic buckets of one step (module docstring, step 5) before the tilt: (points, (prec, c, idx, pls, gs,
+    ends, dev, dropP, dropQ)), pls[i] the Arb ball whose lower end is the shrunk atom's P-mass min(P_B, e^g Q_B) at the
+    grid loss gs[i] = c + idx[i] h (an Arb ball), at the working precision ``prec``."""
     qf, sf = float(q), float(s)
     eta = float(tail) / (4 * K)
     x_top = _x_of_tail(qf, sf, eta)
@@ -901,7 +967,7 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
             dropP, dropQ = _between(_tails(q, one_q, qa, c2, None), Ta)
             with _Prec(64):
                 j = math.floor((solver.l_of(solver.arb(a.numerator) / a.denominator) - solver.c) * (1 << bits)) + 1
-        idx, vals, ends = [], [], []
+        idx, pls, gs, ends = [], [], [], []
         dev = arb(0)
         while True:
             if bulk_end is not None:  # the bucket from -infinity of a tiny q (:func:`_bulk_offset`)
@@ -945,7 +1011,8 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
                 p2 = eg * QB  # the P-mass of the atom with ratio exactly e^g and Q-mass QB
                 pl = min(PB.lower(), p2.lower())
                 idx.append(j)
-                vals.append(max(0, _floor_lo(pl * (-(g * t) / 2).exp() * scale)))
+                pls.append(pl)
+                gs.append(g)
                 ends.append((j, a, b))
             a, Ta = b, Tb
             with _Prec(64):
@@ -955,17 +1022,7 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
         dropP = _rup(_exact(fl, dropP + upP)[1])
         dropQ = _rup(_exact(fl, dropQ + upQ)[1])
         dev = _rup(_exact(fl, dev)[1], 32)
-    if not idx:
-        raise ArithmeticError(f"no bucket of the optimistic PLD could be placed on the grid 2^-{bits} (q = {q}, "
-                              f"sigma = {s}); use a finer grid")
-    j0 = idx[0]
-    dense = [0] * (idx[-1] - j0 + 1)
-    for jj, v in zip(idx, vals):
-        dense[jj - j0] = v
-    L = -(-(F + 2) // 64)
-    Z = Fraction(0)
-    V = _Vec(_to_limbs(dense, L), j0, Z if t < 2 else None, Z if t > 0 else None, F, 1, bits, t, down=True, shift=c)
-    return _LStep(V, dev, len(idx), dropP, dropQ, tuple(ends), c)
+    return len(idx), (prec, c, idx, pls, gs, tuple(ends), dev, dropP, dropQ)
 
 
 # ---------------------------------------------------------------------------
