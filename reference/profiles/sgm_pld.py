@@ -195,11 +195,17 @@ class _DetMath:
 _D = _DetMath()
 
 
+_FLINT = []
+
+
 def _flint():
+    if _FLINT:
+        return _FLINT[0]
     try:
         import flint  # python-flint: FLINT integers and Arb balls
     except ImportError as exc:  # pragma: no cover - a declared dependency
         raise ImportError("the subsampled-Gaussian PLD accountant needs python-flint: python -m pip install python-flint") from exc
+    _FLINT.append(flint)
     return flint
 
 
@@ -658,21 +664,22 @@ def _step_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: i
                              f"MAX_LEN = {MAX_LEN}); use a coarser grid (fewer bits)")
         eh = hh.exp()
 
+        mixed = q < 1
         c1 = sa / arb(2).sqrt()  # x/(sigma sqrt2) = c1 log(...) + c0
         c0 = 1 / (2 * sa * arb(2).sqrt())
         cs = 1 / (sa * arb(2).sqrt())
 
         def sfs(e_exp, j):
             """(1 - F_P, 1 - F_Q) at x(j h), e_exp = exp(j h), as Arb balls (absolute accuracy about 2^-prec)."""
-            if q < 1 and j == j0:
+            if mixed and j == j0:
                 return arb(1), arb(1)
-            if q < 1:
+            if mixed:
                 w = c1 * ((e_exp - one_q) / qa).log() + c0  # x/(sigma sqrt2)
             else:
                 w = (sa * arb(j) * hh) / arb(2).sqrt() + c0
             Sq = w.erfc() / 2
             Sp = (w - cs).erfc() / 2
-            if q < 1:
+            if mixed:
                 return one_q * Sq + qa * Sp, Sq
             return Sp, Sq
 
@@ -732,18 +739,19 @@ def _floor_lo(a) -> int:
 
 
 
-def _tails(q: Fraction, one_q, qa, c2, x):
+def _tails(mixed: bool, one_q, qa, c2, x):
     """The masses of one side of the point x under P and Q, with relative precision: ("C", P(X < x), Q(X < x)) for
-    x < 1/2, ("S", P(X > x), Q(X > x)) otherwise (x an exact arb; None means -infinity)."""
+    x < 1/2, ("S", P(X > x), Q(X > x)) otherwise (x an exact arb; None means -infinity); ``mixed``: q < 1 (P the
+    mixture (1 - q) N(0, sigma^2) + q N(1, sigma^2), else N(1, sigma^2))."""
     if x is None:
         return "C", 0, 0
     if x < 0.5:
         Cq = (-x * c2).erfc() / 2
         C1 = ((1 - x) * c2).erfc() / 2
-        return "C", (one_q * Cq + qa * C1 if q < 1 else C1), Cq
+        return "C", (one_q * Cq + qa * C1 if mixed else C1), Cq
     Sq = (x * c2).erfc() / 2
     S1 = ((x - 1) * c2).erfc() / 2
-    return "S", (one_q * Sq + qa * S1 if q < 1 else S1), Sq
+    return "S", (one_q * Sq + qa * S1 if mixed else S1), Sq
 
 
 def _between(ta, tb):
@@ -768,6 +776,7 @@ class _BucketSolver:
 
     def __init__(self, q: Fraction, s: Fraction, bits: int, x_top: float, c: Fraction = Fraction(0)):
         self.q, self.bits = q, bits
+        self.mixed = q < 1
         with _Prec(64) as fl:
             arb = self.arb = fl.arb
             self.c = _arb_q(fl, c)  # the grid's offset: values c + j h
@@ -784,14 +793,14 @@ class _BucketSolver:
     def x_of(self, l):
         """The point whose loss is l (None below the loss's infimum)."""
         arb, sa = self.arb, self.sa
-        if self.q < 1:
+        if self.mixed:
             w = ((l.exp() - self.one_q) / self.qa).mid()
             return arb((sa * sa * arb(w).log() + arb(1) / 2).mid()) if w > 0 else None
         return arb((sa * sa * l + arb(1) / 2).mid())
 
     def l_of(self, x):
         t = (2 * x - 1) / (2 * self.sa * self.sa)
-        return ((t.exp() * self.qa + self.one_q).log() if self.q < 1 else t).mid()
+        return ((t.exp() * self.qa + self.one_q).log() if self.mixed else t).mid()
 
     def restart(self, g_idx: int, lam: Fraction):
         """An exact dyadic point whose loss is about c + (g - lam) h, where a bucket aiming at the grid value
@@ -809,7 +818,7 @@ class _BucketSolver:
             return self._solve(a, Ta, g_idx)
 
     def _solve(self, a, Ta, g_idx):
-        arb, q, qa, sa, c2, one_q = self.arb, self.q, self.qa, self.sa, self.c2, self.one_q
+        arb, mixed, qa, sa, c2, one_q = self.arb, self.mixed, self.qa, self.sa, self.c2, self.one_q
         Ta = (Ta[0], arb(arb(Ta[1]).mid()), arb(arb(Ta[2]).mid()))
         gh = self.c + arb(g_idx) / (1 << self.bits)
         eg = gh.exp()
@@ -831,7 +840,7 @@ class _BucketSolver:
         x0 = lo  # x(g): steps without an upper bracket grow geometrically from it
         hi = None
         for _ in range(200):
-            Tx = _tails(q, one_q, qa, c2, x)
+            Tx = _tails(mixed, one_q, qa, c2, x)
             PB, QB = _between(Ta, Tx)
             gm = (PB - eg * QB).mid()
             # the 64-bit resolution of G, relative to the one-sided masses it is computed from
@@ -847,7 +856,7 @@ class _BucketSolver:
                     return None, "end"  # the root lies beyond the fine region
             z = x / sa
             qd = (-(z * z) / 2).exp()
-            pd = (one_q * qd if q < 1 else 0) + qa * (-((x - 1) / sa) ** 2 / 2).exp()
+            pd = (one_q * qd if mixed else 0) + qa * (-((x - 1) / sa) ** 2 / 2).exp()
             d = ((pd - eg * qd) * nrm).mid()  # G'(x) = p(x) - e^g q(x)
             nx = (x - gm / d).mid() if d > 0 else None
             if hi is None:  # no upper bracket yet: a Newton step, at most four times the distance from x(g)
@@ -940,6 +949,7 @@ def _lstep_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: 
     else:
         c, bulk_end = Fraction(0), None
     solver = _BucketSolver(q, s, bits, x_top, c)
+    mixed = q < 1
     prec = max(96, F + 40)
     with _Prec(prec) as fl:
         arb = fl.arb
@@ -951,7 +961,7 @@ def _lstep_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: 
         dev_max = _arb_q(fl, DEV_MAX)
 
         def T(x: Fraction):
-            return _tails(q, one_q, qa, c2, arb(x.numerator) / x.denominator)
+            return _tails(mixed, one_q, qa, c2, arb(x.numerator) / x.denominator)
 
         carb = _arb_q(fl, c)
         if q < 1:
@@ -959,12 +969,12 @@ def _lstep_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: 
             if not (carb > (-qa).log1p() and carb < 0):
                 raise ArithmeticError(f"the optimistic grid's offset {c} is not inside (log(1 - q), 0) (internal)")
             j = 0
-            a, Ta = None, _tails(q, one_q, qa, c2, None)
+            a, Ta = None, _tails(mixed, one_q, qa, c2, None)
             dropP = dropQ = arb(0)
         else:
             a = Fraction(_x_of_low_tail(sf, eta)).limit_denominator(1 << 30)
             Ta = T(a)
-            dropP, dropQ = _between(_tails(q, one_q, qa, c2, None), Ta)
+            dropP, dropQ = _between(_tails(mixed, one_q, qa, c2, None), Ta)
             with _Prec(64):
                 j = math.floor((solver.l_of(solver.arb(a.numerator) / a.denominator) - solver.c) * (1 << bits)) + 1
         idx, pls, gs, ends = [], [], [], []
