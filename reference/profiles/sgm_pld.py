@@ -1605,8 +1605,11 @@ def _chain(phases, bits, F, tail, K, t, lower: bool = False) -> _Vec:
     pessimistic (split, rounded up) one, or with ``lower`` the optimistic (grid-ratio buckets, rounded down) one.
 
     Under the symmetric tilt (t = 1) the fixed-point rounding of an entry at loss l weighs e^(|l|/2), so entries
-    outside :func:`_window` are cut whatever their mass (their certified masses join U); if that pushes U past the
-    tail budget, :class:`_Fallback` asks for the two-chain mode (both ways the result is certified)."""
+    outside :func:`_window` are cut whatever their mass (their certified masses join U); if that pushes U past twice
+    the tail budget, :class:`_Fallback` asks for the two-chain mode (both ways the result is certified).  Twice: the
+    products' own cut budgets (tail/64 a side, about 2 log2 K products) and the steps' tails (tail/4) add up to a little
+    more than the budget for K near K_MAX in either mode, and the mode costs 2 chains against 4 (a choice: U enters
+    delta_upper additively, 2 tail is 2e-5 of the requested delta)."""
     steps = [((_pair_lstep if lower else _pair_step)(ph, bits, F, t) if isinstance(ph, PairPhase)
               else (_lstep if lower else _step)(ph[0], ph[1], bits, F, tail, K, t)) for ph in phases]
     cap = None
@@ -1626,7 +1629,7 @@ def _chain(phases, bits, F, tail, K, t, lower: bool = False) -> _Vec:
         if acc.n > MAX_LEN:
             raise ValueError(f"the composed vector needs {acc.n} grid values (more than MAX_LEN = {MAX_LEN}); "
                              f"use a coarser grid")
-    if t == 1 and not lower and (acc.UP > tail or acc.UQ > tail):
+    if t == 1 and not lower and (acc.UP > 2 * tail or acc.UQ > 2 * tail):
         raise _Fallback()
     return acc, steps
 
