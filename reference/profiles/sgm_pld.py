@@ -856,15 +856,26 @@ class _BucketSolver:
                     return None, "end"  # the root lies beyond the fine region
             z = x / sa
             qd = (-(z * z) / 2).exp()
-            pd = (one_q * qd if mixed else 0) + qa * (-((x - 1) / sa) ** 2 / 2).exp()
+            e1 = (-((x - 1) / sa) ** 2 / 2).exp()
+            pd = (one_q * qd if mixed else 0) + qa * e1
             d = ((pd - eg * qd) * nrm).mid()  # G'(x) = p(x) - e^g q(x)
             nx = (x - gm / d).mid() if d > 0 else None
+            newton = nx
             if hi is None:  # no upper bracket yet: a Newton step, at most four times the distance from x(g)
                 lim = (x + 4 * (x - x0) + width).mid()
                 if nx is None or not nx > x.mid() or nx > lim:
                     nx = lim
             elif nx is None or not nx > lo.mid() or not nx < hi.mid():
                 nx = ((lo + hi) / 2).mid()
+            if nx is newton:
+                # a plain Newton step: G(x + step) is about G''(x) step^2/2; when four times that is below a sixteenth of
+                # the tolerance, the step is the last one and G is not evaluated there (the loop would stop there)
+                xs = z / sa
+                g2 = (-(one_q * xs * qd if mixed else 0) - qa * ((x - 1) / (sa * sa)) * e1 + eg * xs * qd) * nrm
+                step = arb(nx) - x
+                if (2 * abs(g2) * step * step).mid() <= (eg * QB * self.tol).mid() / 16:
+                    x = arb(nx)
+                    break
             x = arb(nx)
             if hi is not None and (hi - lo).mid() <= abs(x.mid()) * self.two60:
                 break
