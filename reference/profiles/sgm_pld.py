@@ -833,7 +833,17 @@ class _BucketSolver:
         if a is not None and (gh - la).mid() < arb(1) / (16 << self.bits):
             return None, "skip"
         width = arb(1) / (1 << self.bits) * sa * sa
-        x = self.x_of(2 * gh - la)  # the mirror image of a about x(g) in the loss
+        # the start: l(b) - g h = r (g h - l(a)) with r = 1 - (2/3)(1/2 + beta)(g h - l(a)), beta = d log rho/du at u = g h
+        # (rho the Q-density of the loss: expanding rho(u)(e^u - e^(g h)) to second order in u - g h, the integral over
+        # [l(a), l(b)] vanishes there); beta = -(x + 1 - w)/w at x = x(g), w = sigma^2 l'(x) = 1 - (1 - q) e^(-g h);
+        # r = 1 (the mirror image of a about x(g) in the loss) for a wide bucket
+        A = gh - la
+        r = 1
+        if (A * (1 << self.bits)).mid() < 2:
+            w = 1 - one_q * (-gh).exp() if mixed else arb(1)
+            r = 1 - (1 + 2 * (-(lo + 1 - w) / w)) * A / 3
+            r = r if 0.5 < r.mid() < 2 else 1
+        x = self.x_of(gh + r * A)
         if x is None or not x.mid() > lo.mid():
             x = arb((lo + width).mid())
         nrm, xt = self.nrm, self.xt
