@@ -290,7 +290,7 @@ def test_composition_is_bit_identical():
 
 
 PINNED_SHA256 = "a1769f2eede95b1392a686f212492f41b49aa568e01736767fd70d70e03580d3"
-PINNED_SHA256_LOWER = "c079579adb5a9d0cab59a6aa3212e0c9110d28defa729ff33a884ce131af8c5e"
+PINNED_SHA256_LOWER = "ccfab7cc343ece64ebacc3405fc1aacdfaacac3174024a1bffe4d47bb0a67d4d"
 
 
 def test_catalog_entry_is_valid_and_cites_its_proof():

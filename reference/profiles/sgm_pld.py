@@ -137,7 +137,7 @@ __all__ = ["PLDComposition", "PairPhase", "sgm_pld", "sgm_pld_phases", "sgm_pld_
            "sgm_pld_delta", "choose_bits", "loss_spread", "resolves", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
 
 #: bumped whenever a change could alter a computed digit (golden files record it)
-ENGINE_VERSION = "5"
+ENGINE_VERSION = "6"
 K_MAX = 10 ** 6
 #: the largest certified loss deviation ``|l_B - g_B h|`` of a bucket kept in the optimistic vector (others are dropped)
 DEV_MAX = Fraction(1, 1 << 36)
