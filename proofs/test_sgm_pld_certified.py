@@ -195,6 +195,34 @@ def test_step_5_optimistic_buckets_against_mpmath(q, s, bits, t):
         assert worst > _m(st.dev) / 4  # the certified deviation is not a loose constant
 
 
+def test_shared_step_work_gives_the_vectors_of_a_fresh_computation():
+    """The tilt-independent work of a step (the split masses, the optimistic buckets) is computed once and shared by the
+    tilts (:func:`reference.profiles.sgm_pld._core`): every vector built from the shared work -- three tilts, then a
+    second fixed point, then a second tail budget per step (a wider region) -- equals the one computed alone from empty
+    caches (an independent route: no sharing)."""
+    q, s, bits = Fraction(1, 20), Fraction(9, 10), 6
+
+    def clear():
+        m._cores.cache_clear()
+        m._step.cache_clear()
+        m._lstep.cache_clear()
+
+    def key(st):
+        V = st.P if isinstance(st, m._Step) else st.V
+        return V.W.tobytes(), V.off, V.UP, V.UQ, V.F, V.t, V.shift
+
+    tails = (Fraction(1, 1 << 40), 50), (Fraction(1, 1 << 60), 5000)
+    args = [(F, t, tl) for tl in tails for F in (60, 68) for t in (1, 0, 2)]
+    clear()
+    shared = [(key(m._step(q, s, bits, F, *tl, t)), key(m._lstep(q, s, bits, F, *tl, t))) for F, t, tl in args]
+    for (F, t, tl), want in zip(args, shared):
+        clear()
+        assert (key(m._step(q, s, bits, F, *tl, t)), key(m._lstep(q, s, bits, F, *tl, t))) == want, (F, t, tl)
+    # every (F, t, tail) is a different vector, of both kinds: the check can fail
+    assert len({w[0][0] for w in shared}) == len({w[1][0] for w in shared}) == len(args)
+    clear()
+
+
 def test_step_5_optimistic_composition_is_the_exact_convolution_rounded_down():
     """The optimistic vector's products are the naive big-integer convolution floor-divided by 2^F (the pessimistic one
     ceil-divides): rounding down keeps every composed entry below the exact law it stands for."""
