@@ -297,7 +297,7 @@ MUTANTS = (
     Mutant("pld_lower_grid_offset_dropped", "dropped term",
            "the optimistic vector read without its grid offset sum k c (every loss log(1 - q)/2 too high per step)",
            "reference/profiles/sgm_pld.py",
-           "    C = sum((st.c * k for st, (_, _, k) in zip(lsteps, phases)), Fraction(0))  # the composed grid's offset (exact)\n",
+           "    C = sum((st.c * k for st, k in zip(lsteps, map(_steps_of, phases))), Fraction(0))  # the composed grid's offset (exact)\n",
            "    C = Fraction(0)\n",
            ("tests/test_sgm_pld.py", "-k", "quadrature")),
     Mutant("pld_lower_grid_index_off_by_one", "off-by-one",
