@@ -777,6 +777,7 @@ class _BucketSolver:
     def __init__(self, q: Fraction, s: Fraction, bits: int, x_top: float, c: Fraction = Fraction(0)):
         self.q, self.bits = q, bits
         self.mixed = q < 1
+        self._last = None
         with _Prec(64) as fl:
             arb = self.arb = fl.arb
             self.c = _arb_q(fl, c)  # the grid's offset: values c + j h
@@ -802,6 +803,13 @@ class _BucketSolver:
         t = (2 * x - 1) / (2 * self.sa * self.sa)
         return ((t.exp() * self.qa + self.one_q).log() if self.mixed else t).mid()
 
+    def l_at(self, x: Fraction):
+        """l_of at the exact dyadic x (at 64 bits), remembered for the latest x: a bucket's right end is the next one's
+        left end."""
+        if self._last is None or self._last[0] != x:
+            self._last = (x, self.l_of(self.arb(x.numerator) / x.denominator))
+        return self._last[1]
+
     def restart(self, g_idx: int, lam: Fraction):
         """An exact dyadic point whose loss is about c + (g - lam) h, where a bucket aiming at the grid value
         c + g h may start when the whole tail above the previous bucket cannot reach it (None below the infimum)."""
@@ -826,10 +834,10 @@ class _BucketSolver:
         if not (SaP - eg * SaQ).mid() > 0:
             return None, "end"  # the ratio of [a, inf) is at most e^(g h)
         lo = self.x_of(gh)
+        la = self.l_at(a) if a is not None else self.la0
         a = None if a is None else arb(a.numerator) / a.denominator
         if lo is None or (a is not None and not lo.mid() > a.mid()):
             return None, "end" if lo is None else "skip"
-        la = self.l_of(a) if a is not None else self.la0
         if a is not None and (gh - la).mid() < arb(1) / (16 << self.bits):
             return None, "skip"
         width = arb(1) / (1 << self.bits) * sa * sa
@@ -997,7 +1005,7 @@ def _lstep_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: 
             Ta = T(a)
             dropP, dropQ = _between(_tails(mixed, one_q, qa, c2, None), Ta)
             with _Prec(64):
-                j = math.floor((solver.l_of(solver.arb(a.numerator) / a.denominator) - solver.c) * (1 << bits)) + 1
+                j = math.floor((solver.l_at(a) - solver.c) * (1 << bits)) + 1
         idx, pls, gs, ends = [], [], [], []
         dev = arb(0)
         while True:
@@ -1047,7 +1055,7 @@ def _lstep_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: 
                 ends.append((j, a, b))
             a, Ta = b, Tb
             with _Prec(64):
-                j = max(j + 1, math.floor((solver.l_of(solver.arb(b.numerator) / b.denominator) - solver.c) * (1 << bits))
+                j = max(j + 1, math.floor((solver.l_at(b) - solver.c) * (1 << bits))
                         + 1)
         upP, upQ = (1 - Ta[1], 1 - Ta[2]) if Ta[0] == "C" else (Ta[1], Ta[2])  # the region above the last bucket
         dropP = _rup(_exact(fl, dropP + upP)[1])
