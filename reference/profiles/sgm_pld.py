@@ -57,7 +57,7 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    (b_0 = -infinity for q < 1; below a far point for q = 1) are chosen so that each ratio
    P(B)/Q(B) = e^(l_B) lies within a tiny certified deviation of a grid value e^(g_B h): the
    right end b_(i+1) is a root of P[b_i, x] - e^(g h) Q[b_i, x] (a safeguarded Newton iteration in
-   64-bit Arb -- a choice), then the bucket's masses are computed at full precision in Arb and
+   64-bit Arb from the equation's second-order root -- a choice), then the bucket's masses are computed at full precision in Arb and
    ``|l_B - g_B h| <= dev`` is certified (a bucket with deviation above DEV_MAX = 2^-36 is dropped;
    so is everything above the last bucket, and a stretch between two buckets where the whole tail
    above the previous one cannot reach the next grid value, as when q is far below h).  Bucketing is a post-processing, so the bucketed
