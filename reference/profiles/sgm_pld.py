@@ -806,7 +806,7 @@ class _BucketSolver:
     def l_at(self, x: Fraction):
         """l_of at the exact dyadic x (at 64 bits), remembered for the latest x: a bucket's right end is the next one's
         left end."""
-        if self._last is None or self._last[0] != x:
+        if self._last is None or (self._last[0] is not x and self._last[0] != x):
             self._last = (x, self.l_of(self.arb(x.numerator) / x.denominator))
         return self._last[1]
 
