@@ -1769,6 +1769,7 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
         else:
             bits = max(1, bits - 2)
     C = _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
+    last = None  # (bits, relative width) of the previous compose, once refined
     for _ in range(3 if grid_bits is None else 0):
         # refine (at most three times) from the bracket itself while it is wider than the target (the rule of thumb
         # for the width, about K h^2, is off by a factor 0.4 to 25 across realistic workloads, and the RDP guess of
@@ -1792,8 +1793,14 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
                 w, scale = float((hi - lo) / hi), float(e)
         if w is None:
             break
-        # the width is about proportional to h^2: the bits that bring it under the target
-        nb = bits + max(1, math.ceil(_D.log2(w / (0.85 * float(prec))) / 2))
+        # the width is about proportional to h^2 (h^p): the bits that bring it under the target.  After a refinement
+        # that fell short, p is the rate just observed, taken in [1.5, 2] (coarse grids converge more slowly than h^2:
+        # one more bit at p = 2 would often fall short again, and each refinement recomputes everything)
+        p = 2.0
+        if last is not None:
+            p = min(2.0, max(1.5, _D.log2(last[1] / w) / (bits - last[0]) if last[1] > w else 0.0))
+        last = (bits, w)
+        nb = bits + max(1, math.ceil(_D.log2(w / (0.85 * float(prec))) / p))
         span = _span(ph)
         while nb > bits and span * 2 ** nb > MAX_LEN * 3 / 4:
             nb -= 1
