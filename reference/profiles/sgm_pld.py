@@ -107,8 +107,8 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    with the others exactly as in steps 3-6.
 
 Grid and cost: ``bits`` (h = 2^-bits) is chosen from the request so that the bracket's width,
-about K h^2 in eps, is about 0.8 ``precision`` x eps (:func:`choose_bits`; refined once from the
-bracket's own width), clamped to the memory budget :data:`MAX_LEN` grid values per vector (products are
+about K h^2 in eps, is about 0.8 ``precision`` x eps (:func:`choose_bits`; refined from the bracket's
+own width, at most three times, a refinement that fell short followed by one at the rate just observed), clamped to the memory budget :data:`MAX_LEN` grid values per vector (products are
 checked before they are formed; a request beyond it is refused with a message).  The fixed
 point F keeps the rounding junk (about 4 K n1 2^-F, times the tilt's amplification) below a
 quarter of the tail budget, 1e-5 of the requested delta -- for a delta(eps) request 1e-5 of one
