@@ -268,6 +268,13 @@ MUTANTS = (
            "            vals.append(max(0, _floor_lo(pl * (-(g * t) / 2).exp() * scale)))\n",
            "            vals.append(max(0, _ceil_fix(pl * (-(g * t) / 2).exp() * scale)))\n",
            ("proofs/test_sgm_pld_certified.py", "-k", "step_5")),
+    Mutant("pld_solver_ends_on_any_newton_step", "regression",
+           "the bucket solver stops after the first plain Newton step whatever its predicted residual (buckets off their "
+           "grid ratio: dropped, or kept with a large deviation)",
+           "reference/profiles/sgm_pld.py",
+           "                if (2 * abs(g2) * step * step).mid() <= (eg * QB * self.tol).mid() / 16:\n",
+           "                if True:\n",
+           ("proofs/test_sgm_pld_certified.py", "-k", "step_5_optimistic_buckets")),
     Mutant("pld_shared_split_forgets_the_fixed_point", "regression",
            "the shared tilt-independent split of a step is looked up without its fixed point F (a vector at 2^-68 built "
            "from masses scaled to 2^-60)",
