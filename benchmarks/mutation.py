@@ -275,6 +275,13 @@ MUTANTS = (
            "                if (2 * abs(g2) * step * step).mid() <= (eg * QB * self.tol).mid() / 16:\n",
            "                if True:\n",
            ("proofs/test_sgm_pld_certified.py", "-k", "step_5_optimistic_buckets")),
+    Mutant("pld_split_erfc_at_the_fixed_point_only", "regression",
+           "the split's erfc values evaluated at the fixed point's precision alone (the division by about h of the split "
+           "amplifies their error past the unit 2^-F)",
+           "reference/profiles/sgm_pld.py",
+           "    eprec = max(96, F + bits + 24)\n",
+           "    eprec = max(96, F)\n",
+           ("proofs/test_sgm_pld_certified.py", "-k", "final_rounding")),
     Mutant("pld_shared_split_forgets_the_fixed_point", "regression",
            "the shared tilt-independent split of a step is looked up without its fixed point F (a vector at 2^-68 built "
            "from masses scaled to 2^-60)",

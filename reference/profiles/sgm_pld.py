@@ -637,6 +637,9 @@ def _step_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: i
     j0_est, jt_est = _bucket_range(q, s, bits, tail, K)
     jt = jt_est
     prec = F + bits + max(0, -math.floor(_D.log2(float(q)))) + max(1, jt_est - j0_est).bit_length() + 24
+    # the erfc values themselves need only the absolute accuracy 2^-(F + bits + 24) (the other terms pay for the
+    # cancellation and the accumulation in the argument, computed at ``prec``): evaluated at that precision
+    eprec = max(96, F + bits + 24)
     with _Prec(max(96, prec)) as fl:
         arb = fl.arb
         qa, sa = _arb_q(fl, q), _arb_q(fl, s)
@@ -665,6 +668,7 @@ def _step_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: i
         eh = hh.exp()
 
         mixed = q < 1
+        ctx, wprec = fl.ctx, fl.ctx.prec
         c1 = sa / arb(2).sqrt()  # x/(sigma sqrt2) = c1 log(...) + c0
         c0 = 1 / (2 * sa * arb(2).sqrt())
         cs = 1 / (sa * arb(2).sqrt())
@@ -677,8 +681,12 @@ def _step_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: i
                 w = c1 * ((e_exp - one_q) / qa).log() + c0  # x/(sigma sqrt2)
             else:
                 w = (sa * arb(j) * hh) / arb(2).sqrt() + c0
-            Sq = w.erfc() / 2
-            Sp = (w - cs).erfc() / 2
+            wp = w - cs
+            ctx.prec = eprec
+            Sq = w.erfc()
+            Sp = wp.erfc()
+            ctx.prec = wprec
+            Sq, Sp = Sq / 2, Sp / 2
             if mixed:
                 return one_q * Sq + qa * Sp, Sq
             return Sp, Sq
