@@ -729,7 +729,11 @@ def _sgm_routes(steps, quantity: str, at: Fraction, dps: int) -> Bracket:
         return _sgm_single(steps[0], quantity, at, dps)
     lo, lo_src = mpmath.mpf(0), "0 (trivial)"
     moments_low = _decisive_lower(_concentration(steps, quantity, at, dps))
-    for s, ok in zip(steps, plain):  # lower end: the best single item (dropping items is post-processing)
+    whole = _sgm_pld_multi(steps, quantity, at) if len(steps) > 1 else None
+    # lower end: the best single item (dropping items is post-processing); not computed where the whole run's PLD
+    # bracket decides to 1% (a single item's eps is below the run's, which that bracket holds within 1%: each item
+    # would cost a refined PLD of its own for a lower end that is not the larger one; a choice of cost only)
+    for s, ok in ([] if _pld_decides(whole) else zip(steps, plain)):
         if not ok and moments_low and s.count > sgm.K_MAX:
             continue  # its 5000-step sub-composition is far below the moment lower end (_decisive_lower)
         sub = s if ok else Step(s.mechanism, (("q", s.p("q")), ("sigma", max(s.p("sigma"), SGM_SIGMA_MIN))),
@@ -745,7 +749,7 @@ def _sgm_routes(steps, quantity: str, at: Fraction, dps: int) -> Bracket:
     elif quantity == "eps" and hi is None:
         hi, hi_src = (mpmath.mpf(0), SOURCE_TV) if pure_dp._cmp(tv, at) <= 0 else (cl.INF, "trivial")
     base = Bracket(quantity, lo, max(hi, lo), False, "bracket", lo_source=lo_src, hi_source=hi_src)
-    return _tighter(base, _sgm_pld_multi(steps, quantity, at)) if len(steps) > 1 else base
+    return _tighter(base, whole) if len(steps) > 1 else base
 
 
 def _eps_at_zero(steps, dps: int) -> Bracket:

@@ -57,7 +57,7 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    (b_0 = -infinity for q < 1; below a far point for q = 1) are chosen so that each ratio
    P(B)/Q(B) = e^(l_B) lies within a tiny certified deviation of a grid value e^(g_B h): the
    right end b_(i+1) is a root of P[b_i, x] - e^(g h) Q[b_i, x] (a safeguarded Newton iteration in
-   64-bit Arb -- a choice), then the bucket's masses are computed at full precision in Arb and
+   64-bit Arb from the equation's second-order root -- a choice), then the bucket's masses are computed at full precision in Arb and
    ``|l_B - g_B h| <= dev`` is certified (a bucket with deviation above DEV_MAX = 2^-36 is dropped;
    so is everything above the last bucket, and a stretch between two buckets where the whole tail
    above the previous one cannot reach the next grid value, as when q is far below h).  Bucketing is a post-processing, so the bucketed
@@ -107,8 +107,8 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    with the others exactly as in steps 3-6.
 
 Grid and cost: ``bits`` (h = 2^-bits) is chosen from the request so that the bracket's width,
-about K h^2 in eps, is about 0.8 ``precision`` x eps (:func:`choose_bits`; refined once from the
-bracket's own width), clamped to the memory budget :data:`MAX_LEN` grid values per vector (products are
+about K h^2 in eps, is about 0.8 ``precision`` x eps (:func:`choose_bits`; refined from the bracket's
+own width, at most three times, a refinement that fell short followed by one at the rate just observed), clamped to the memory budget :data:`MAX_LEN` grid values per vector (products are
 checked before they are formed; a request beyond it is refused with a message).  The fixed
 point F keeps the rounding junk (about 4 K n1 2^-F, times the tilt's amplification) below a
 quarter of the tail budget, 1e-5 of the requested delta -- for a delta(eps) request 1e-5 of one
@@ -137,7 +137,7 @@ __all__ = ["PLDComposition", "PairPhase", "sgm_pld", "sgm_pld_phases", "sgm_pld_
            "sgm_pld_delta", "choose_bits", "loss_spread", "resolves", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
 
 #: bumped whenever a change could alter a computed digit (golden files record it)
-ENGINE_VERSION = "5"
+ENGINE_VERSION = "6"
 K_MAX = 10 ** 6
 #: the largest certified loss deviation ``|l_B - g_B h|`` of a bucket kept in the optimistic vector (others are dropped)
 DEV_MAX = Fraction(1, 1 << 36)
@@ -195,11 +195,17 @@ class _DetMath:
 _D = _DetMath()
 
 
+_FLINT = []
+
+
 def _flint():
+    if _FLINT:
+        return _FLINT[0]
     try:
         import flint  # python-flint: FLINT integers and Arb balls
     except ImportError as exc:  # pragma: no cover - a declared dependency
         raise ImportError("the subsampled-Gaussian PLD accountant needs python-flint: python -m pip install python-flint") from exc
+    _FLINT.append(flint)
     return flint
 
 
@@ -573,9 +579,56 @@ def _bucket_range(q: Fraction, s: Fraction, bits: int, tail: Fraction, K: int) -
     return j0, max(jt, j0 + 1)
 
 
+#: the most grid points of one-step work (Arb balls) kept for reuse by the other tilts (:func:`_cores`)
+CORE_POINTS = 1 << 19
+
+
+@lru_cache(maxsize=1)
+def _cores() -> dict:
+    """The tilt-independent work of the latest one-step vectors (Arb balls per bucket), so that the tilts of the two-chain
+    mode (and a fallback from the tilted one) share it; at most :data:`CORE_POINTS` grid points in all (oldest dropped
+    first).  A functools cache so that clearing the module's caches clears it too."""
+    return {}
+
+
+def _core(key: tuple, make):
+    """The cached value of ``make()`` (a pair (points, value)) under ``key``, within the budget of :func:`_cores`."""
+    store = _cores()
+    if key in store:
+        return store[key][1]
+    pts, val = make()
+    if pts <= CORE_POINTS:
+        while store and sum(v[0] for v in store.values()) + pts > CORE_POINTS:
+            del store[next(iter(store))]
+        store[key] = (pts, val)
+    return val
+
+
 @lru_cache(maxsize=32)
 def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t: int = 1) -> _Step:
-    """The pessimistic split vector of one step (module docstring, steps 1-2) under the tilt t (see :class:`_Vec`)."""
+    """The pessimistic split vector of one step (module docstring, steps 1-2) under the tilt t (see :class:`_Vec`): the
+    split masses of :func:`_step_core` (untilted Arb balls) times e^(-t a h/2), each rounded up to a multiple of 2^-F."""
+    prec, j0, nb, lows, highs, UP, UQ, piP, piQ = _core(("step", q, s, bits, F, tail, K),
+                                                       lambda: _step_core(q, s, bits, F, tail, K))
+    with _Prec(prec) as fl:
+        arb = fl.arb
+        hh = arb(1) / (1 << bits)
+        pvals = [0] * (nb + 1)  # tilted masses P' e^(-t l/2) at grid j0 .. jt
+        t_a = (-(arb(j0 * t) * hh) / 2).exp()  # e^(-t a h/2)
+        th = (-(hh * t) / 2).exp()
+        for i in range(nb):
+            t_b = t_a * th
+            pvals[i] += _ceil_fix(lows[i] * t_a)
+            pvals[i + 1] += _ceil_fix(highs[i] * t_b)
+            t_a = t_b
+    L = -(-(F + 2) // 64)
+    return _Step(_Vec(_to_limbs(pvals, L), j0, UP if t < 2 else None, UQ if t > 0 else None, F, 1, bits, t), piP, piQ, nb)
+
+
+def _step_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int):
+    """The split of one step (module docstring, steps 1-2) before the tilt: (points, (prec, j0, nb, lows, highs, UP, UQ,
+    piP, piQ)), lows[i] / highs[i] the Arb balls of 2^F x the P-masses the bucket [(j0 + i) h, (j0 + i + 1) h] puts on
+    its lower / upper grid point, computed at the working precision ``prec``."""
     qf, sf = float(q), float(s)
     h = 2.0 ** -bits
     eta = float(tail) / (4 * K)
@@ -584,6 +637,9 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t
     j0_est, jt_est = _bucket_range(q, s, bits, tail, K)
     jt = jt_est
     prec = F + bits + max(0, -math.floor(_D.log2(float(q)))) + max(1, jt_est - j0_est).bit_length() + 24
+    # the erfc values themselves need only the absolute accuracy 2^-(F + bits + 24) (the other terms pay for the
+    # cancellation and the accumulation in the argument, computed at ``prec``): evaluated at that precision
+    eprec = max(96, F + bits + 24)
     with _Prec(max(96, prec)) as fl:
         arb = fl.arb
         qa, sa = _arb_q(fl, q), _arb_q(fl, s)
@@ -611,32 +667,36 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t
                              f"MAX_LEN = {MAX_LEN}); use a coarser grid (fewer bits)")
         eh = hh.exp()
 
+        mixed = q < 1
+        ctx, wprec = fl.ctx, fl.ctx.prec
         c1 = sa / arb(2).sqrt()  # x/(sigma sqrt2) = c1 log(...) + c0
         c0 = 1 / (2 * sa * arb(2).sqrt())
         cs = 1 / (sa * arb(2).sqrt())
 
         def sfs(e_exp, j):
             """(1 - F_P, 1 - F_Q) at x(j h), e_exp = exp(j h), as Arb balls (absolute accuracy about 2^-prec)."""
-            if q < 1 and j == j0:
+            if mixed and j == j0:
                 return arb(1), arb(1)
-            if q < 1:
+            if mixed:
                 w = c1 * ((e_exp - one_q) / qa).log() + c0  # x/(sigma sqrt2)
             else:
                 w = (sa * arb(j) * hh) / arb(2).sqrt() + c0
-            Sq = w.erfc() / 2
-            Sp = (w - cs).erfc() / 2
-            if q < 1:
+            wp = w - cs
+            ctx.prec = eprec
+            Sq = w.erfc()
+            Sp = wp.erfc()
+            ctx.prec = wprec
+            Sq, Sp = Sq / 2, Sp / 2
+            if mixed:
                 return one_q * Sq + qa * Sp, Sq
             return Sp, Sq
 
         ej = (arb(j0) * hh).exp()
         prev = sfs(ej, j0)
         bottom = prev
-        pvals = [0] * (nb + 1)  # tilted masses P' e^(-t l/2) at grid j0 .. jt
+        lows, highs = [None] * nb, [None] * nb
         em_a = (-(arb(j0) * hh)).exp()
         emh = (-hh).exp()
-        t_a = (-(arb(j0 * t) * hh) / 2).exp()  # e^(-t a h/2)
-        th = (-(hh * t) / 2).exp()
         scale = arb(1 << F)
         for i in range(nb):
             ej = ej * eh
@@ -644,12 +704,10 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t
             PB = prev[0] - cur[0]
             QB = prev[1] - cur[1]
             em_b = em_a * emh
-            t_b = t_a * th
             pb_ = (em_a * PB - QB) * scale / (em_a - em_b)
-            pvals[i] += _ceil_fix((PB * scale - pb_) * t_a)
-            pvals[i + 1] += _ceil_fix(pb_ * t_b)
+            lows[i], highs[i] = PB * scale - pb_, pb_
             prev = cur
-            em_a, t_a = em_b, t_b
+            em_a = em_b
         top = prev
         # tails (the top one; for q = 1 also the bottom one): P- and Q-mass at unknown places
         UP = _rup(_exact(fl, top[0])[1])
@@ -659,8 +717,7 @@ def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t
             UQ = _rup(UQ + _exact(fl, 1 - bottom[1])[1])
         piP = _exact(fl, bottom[0] - top[0])
         piQ = _exact(fl, bottom[1] - top[1])
-    L = -(-(F + 2) // 64)
-    return _Step(_Vec(_to_limbs(pvals, L), j0, UP if t < 2 else None, UQ if t > 0 else None, F, 1, bits, t), piP, piQ, nb)
+    return nb, (max(96, prec), j0, nb, lows, highs, UP, UQ, piP, piQ)
 
 
 @dataclass
@@ -690,18 +747,19 @@ def _floor_lo(a) -> int:
 
 
 
-def _tails(q: Fraction, one_q, qa, c2, x):
+def _tails(mixed: bool, one_q, qa, c2, x):
     """The masses of one side of the point x under P and Q, with relative precision: ("C", P(X < x), Q(X < x)) for
-    x < 1/2, ("S", P(X > x), Q(X > x)) otherwise (x an exact arb; None means -infinity)."""
+    x < 1/2, ("S", P(X > x), Q(X > x)) otherwise (x an exact arb; None means -infinity); ``mixed``: q < 1 (P the
+    mixture (1 - q) N(0, sigma^2) + q N(1, sigma^2), else N(1, sigma^2))."""
     if x is None:
         return "C", 0, 0
     if x < 0.5:
         Cq = (-x * c2).erfc() / 2
         C1 = ((1 - x) * c2).erfc() / 2
-        return "C", (one_q * Cq + qa * C1 if q < 1 else C1), Cq
+        return "C", (one_q * Cq + qa * C1 if mixed else C1), Cq
     Sq = (x * c2).erfc() / 2
     S1 = ((x - 1) * c2).erfc() / 2
-    return "S", (one_q * Sq + qa * S1 if q < 1 else S1), Sq
+    return "S", (one_q * Sq + qa * S1 if mixed else S1), Sq
 
 
 def _between(ta, tb):
@@ -726,6 +784,8 @@ class _BucketSolver:
 
     def __init__(self, q: Fraction, s: Fraction, bits: int, x_top: float, c: Fraction = Fraction(0)):
         self.q, self.bits = q, bits
+        self.mixed = q < 1
+        self._last = None
         with _Prec(64) as fl:
             arb = self.arb = fl.arb
             self.c = _arb_q(fl, c)  # the grid's offset: values c + j h
@@ -742,14 +802,21 @@ class _BucketSolver:
     def x_of(self, l):
         """The point whose loss is l (None below the loss's infimum)."""
         arb, sa = self.arb, self.sa
-        if self.q < 1:
+        if self.mixed:
             w = ((l.exp() - self.one_q) / self.qa).mid()
             return arb((sa * sa * arb(w).log() + arb(1) / 2).mid()) if w > 0 else None
         return arb((sa * sa * l + arb(1) / 2).mid())
 
     def l_of(self, x):
         t = (2 * x - 1) / (2 * self.sa * self.sa)
-        return ((t.exp() * self.qa + self.one_q).log() if self.q < 1 else t).mid()
+        return ((t.exp() * self.qa + self.one_q).log() if self.mixed else t).mid()
+
+    def l_at(self, x: Fraction):
+        """l_of at the exact dyadic x (at 64 bits), remembered for the latest x: a bucket's right end is the next one's
+        left end."""
+        if self._last is None or (self._last[0] is not x and self._last[0] != x):
+            self._last = (x, self.l_of(self.arb(x.numerator) / x.denominator))
+        return self._last[1]
 
     def restart(self, g_idx: int, lam: Fraction):
         """An exact dyadic point whose loss is about c + (g - lam) h, where a bucket aiming at the grid value
@@ -767,7 +834,7 @@ class _BucketSolver:
             return self._solve(a, Ta, g_idx)
 
     def _solve(self, a, Ta, g_idx):
-        arb, q, qa, sa, c2, one_q = self.arb, self.q, self.qa, self.sa, self.c2, self.one_q
+        arb, mixed, qa, sa, c2, one_q = self.arb, self.mixed, self.qa, self.sa, self.c2, self.one_q
         Ta = (Ta[0], arb(arb(Ta[1]).mid()), arb(arb(Ta[2]).mid()))
         gh = self.c + arb(g_idx) / (1 << self.bits)
         eg = gh.exp()
@@ -775,21 +842,31 @@ class _BucketSolver:
         if not (SaP - eg * SaQ).mid() > 0:
             return None, "end"  # the ratio of [a, inf) is at most e^(g h)
         lo = self.x_of(gh)
+        la = self.l_at(a) if a is not None else self.la0
         a = None if a is None else arb(a.numerator) / a.denominator
         if lo is None or (a is not None and not lo.mid() > a.mid()):
             return None, "end" if lo is None else "skip"
-        la = self.l_of(a) if a is not None else self.la0
         if a is not None and (gh - la).mid() < arb(1) / (16 << self.bits):
             return None, "skip"
         width = arb(1) / (1 << self.bits) * sa * sa
-        x = self.x_of(2 * gh - la)  # the mirror image of a about x(g) in the loss
+        # the start: l(b) - g h = r (g h - l(a)) with r = 1 - (2/3)(1/2 + beta)(g h - l(a)), beta = d log rho/du at u = g h
+        # (rho the Q-density of the loss: expanding rho(u)(e^u - e^(g h)) to second order in u - g h, the integral over
+        # [l(a), l(b)] vanishes there); beta = -(x + 1 - w)/w at x = x(g), w = sigma^2 l'(x) = 1 - (1 - q) e^(-g h);
+        # r = 1 (the mirror image of a about x(g) in the loss) for a wide bucket
+        A = gh - la
+        r = 1
+        if (A * (1 << self.bits)).mid() < 2:
+            w = 1 - one_q * (-gh).exp() if mixed else arb(1)
+            r = 1 - (1 + 2 * (-(lo + 1 - w) / w)) * A / 3
+            r = r if 0.5 < r.mid() < 2 else 1
+        x = self.x_of(gh + r * A)
         if x is None or not x.mid() > lo.mid():
             x = arb((lo + width).mid())
         nrm, xt = self.nrm, self.xt
         x0 = lo  # x(g): steps without an upper bracket grow geometrically from it
         hi = None
         for _ in range(200):
-            Tx = _tails(q, one_q, qa, c2, x)
+            Tx = _tails(mixed, one_q, qa, c2, x)
             PB, QB = _between(Ta, Tx)
             gm = (PB - eg * QB).mid()
             # the 64-bit resolution of G, relative to the one-sided masses it is computed from
@@ -805,15 +882,26 @@ class _BucketSolver:
                     return None, "end"  # the root lies beyond the fine region
             z = x / sa
             qd = (-(z * z) / 2).exp()
-            pd = (one_q * qd if q < 1 else 0) + qa * (-((x - 1) / sa) ** 2 / 2).exp()
+            e1 = (-((x - 1) / sa) ** 2 / 2).exp()
+            pd = (one_q * qd if mixed else 0) + qa * e1
             d = ((pd - eg * qd) * nrm).mid()  # G'(x) = p(x) - e^g q(x)
             nx = (x - gm / d).mid() if d > 0 else None
+            newton = nx
             if hi is None:  # no upper bracket yet: a Newton step, at most four times the distance from x(g)
                 lim = (x + 4 * (x - x0) + width).mid()
                 if nx is None or not nx > x.mid() or nx > lim:
                     nx = lim
             elif nx is None or not nx > lo.mid() or not nx < hi.mid():
                 nx = ((lo + hi) / 2).mid()
+            if nx is newton:
+                # a plain Newton step: G(x + step) is about G''(x) step^2/2; when four times that is below a sixteenth of
+                # the tolerance, the step is the last one and G is not evaluated there (the loop would stop there)
+                xs = z / sa
+                g2 = (-(one_q * xs * qd if mixed else 0) - qa * ((x - 1) / (sa * sa)) * e1 + eg * xs * qd) * nrm
+                step = arb(nx) - x
+                if (2 * abs(g2) * step * step).mid() <= (eg * QB * self.tol).mid() / 16:
+                    x = arb(nx)
+                    break
             x = arb(nx)
             if hi is not None and (hi - lo).mid() <= abs(x.mid()) * self.two60:
                 break
@@ -857,7 +945,31 @@ def _bulk_offset(qf: float, sf: float, bits: int, default: Fraction) -> tuple[Fr
 def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t: int = 1) -> _LStep:
     """The optimistic vector of one step (module docstring, step 5): a bucketing (a post-processing) whose buckets have
     likelihood ratios on the grid up to a certified deviation, each atom shrunk to that exact ratio, entries rounded
-    down to multiples of 2^-F."""
+    down to multiples of 2^-F (the atoms of :func:`_lstep_core`, untilted Arb balls, times e^(-t g/2))."""
+    prec, c, idx, pls, gs, ends, dev, dropP, dropQ = _core(("lstep", q, s, bits, F, tail, K),
+                                                          lambda: _lstep_core(q, s, bits, F, tail, K))
+    with _Prec(prec) as fl:
+        scale = fl.arb(1 << F)
+        vals = []
+        for pl, g in zip(pls, gs):
+            vals.append(max(0, _floor_lo(pl * (-(g * t) / 2).exp() * scale)))
+    if not idx:
+        raise ArithmeticError(f"no bucket of the optimistic PLD could be placed on the grid 2^-{bits} (q = {q}, "
+                              f"sigma = {s}); use a finer grid")
+    j0 = idx[0]
+    dense = [0] * (idx[-1] - j0 + 1)
+    for jj, v in zip(idx, vals):
+        dense[jj - j0] = v
+    L = -(-(F + 2) // 64)
+    Z = Fraction(0)
+    V = _Vec(_to_limbs(dense, L), j0, Z if t < 2 else None, Z if t > 0 else None, F, 1, bits, t, down=True, shift=c)
+    return _LStep(V, dev, len(idx), dropP, dropQ, ends, c)
+
+
+def _lstep_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int):
+    """The optimistic buckets of one step (module docstring, step 5) before the tilt: (points, (prec, c, idx, pls, gs,
+    ends, dev, dropP, dropQ)), pls[i] the Arb ball whose lower end is the shrunk atom's P-mass min(P_B, e^g Q_B) at the
+    grid loss gs[i] = c + idx[i] h (an Arb ball), at the working precision ``prec``."""
     qf, sf = float(q), float(s)
     eta = float(tail) / (4 * K)
     x_top = _x_of_tail(qf, sf, eta)
@@ -874,6 +986,7 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
     else:
         c, bulk_end = Fraction(0), None
     solver = _BucketSolver(q, s, bits, x_top, c)
+    mixed = q < 1
     prec = max(96, F + 40)
     with _Prec(prec) as fl:
         arb = fl.arb
@@ -885,7 +998,7 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
         dev_max = _arb_q(fl, DEV_MAX)
 
         def T(x: Fraction):
-            return _tails(q, one_q, qa, c2, arb(x.numerator) / x.denominator)
+            return _tails(mixed, one_q, qa, c2, arb(x.numerator) / x.denominator)
 
         carb = _arb_q(fl, c)
         if q < 1:
@@ -893,15 +1006,15 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
             if not (carb > (-qa).log1p() and carb < 0):
                 raise ArithmeticError(f"the optimistic grid's offset {c} is not inside (log(1 - q), 0) (internal)")
             j = 0
-            a, Ta = None, _tails(q, one_q, qa, c2, None)
+            a, Ta = None, _tails(mixed, one_q, qa, c2, None)
             dropP = dropQ = arb(0)
         else:
             a = Fraction(_x_of_low_tail(sf, eta)).limit_denominator(1 << 30)
             Ta = T(a)
-            dropP, dropQ = _between(_tails(q, one_q, qa, c2, None), Ta)
+            dropP, dropQ = _between(_tails(mixed, one_q, qa, c2, None), Ta)
             with _Prec(64):
-                j = math.floor((solver.l_of(solver.arb(a.numerator) / a.denominator) - solver.c) * (1 << bits)) + 1
-        idx, vals, ends = [], [], []
+                j = math.floor((solver.l_at(a) - solver.c) * (1 << bits)) + 1
+        idx, pls, gs, ends = [], [], [], []
         dev = arb(0)
         while True:
             if bulk_end is not None:  # the bucket from -infinity of a tiny q (:func:`_bulk_offset`)
@@ -945,27 +1058,18 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
                 p2 = eg * QB  # the P-mass of the atom with ratio exactly e^g and Q-mass QB
                 pl = min(PB.lower(), p2.lower())
                 idx.append(j)
-                vals.append(max(0, _floor_lo(pl * (-(g * t) / 2).exp() * scale)))
+                pls.append(pl)
+                gs.append(g)
                 ends.append((j, a, b))
             a, Ta = b, Tb
             with _Prec(64):
-                j = max(j + 1, math.floor((solver.l_of(solver.arb(b.numerator) / b.denominator) - solver.c) * (1 << bits))
+                j = max(j + 1, math.floor((solver.l_at(b) - solver.c) * (1 << bits))
                         + 1)
         upP, upQ = (1 - Ta[1], 1 - Ta[2]) if Ta[0] == "C" else (Ta[1], Ta[2])  # the region above the last bucket
         dropP = _rup(_exact(fl, dropP + upP)[1])
         dropQ = _rup(_exact(fl, dropQ + upQ)[1])
         dev = _rup(_exact(fl, dev)[1], 32)
-    if not idx:
-        raise ArithmeticError(f"no bucket of the optimistic PLD could be placed on the grid 2^-{bits} (q = {q}, "
-                              f"sigma = {s}); use a finer grid")
-    j0 = idx[0]
-    dense = [0] * (idx[-1] - j0 + 1)
-    for jj, v in zip(idx, vals):
-        dense[jj - j0] = v
-    L = -(-(F + 2) // 64)
-    Z = Fraction(0)
-    V = _Vec(_to_limbs(dense, L), j0, Z if t < 2 else None, Z if t > 0 else None, F, 1, bits, t, down=True, shift=c)
-    return _LStep(V, dev, len(idx), dropP, dropQ, tuple(ends), c)
+    return len(idx), (prec, c, idx, pls, gs, tuple(ends), dev, dropP, dropQ)
 
 
 # ---------------------------------------------------------------------------
@@ -1538,8 +1642,11 @@ def _chain(phases, bits, F, tail, K, t, lower: bool = False) -> _Vec:
     pessimistic (split, rounded up) one, or with ``lower`` the optimistic (grid-ratio buckets, rounded down) one.
 
     Under the symmetric tilt (t = 1) the fixed-point rounding of an entry at loss l weighs e^(|l|/2), so entries
-    outside :func:`_window` are cut whatever their mass (their certified masses join U); if that pushes U past the
-    tail budget, :class:`_Fallback` asks for the two-chain mode (both ways the result is certified)."""
+    outside :func:`_window` are cut whatever their mass (their certified masses join U); if that pushes U past twice
+    the tail budget, :class:`_Fallback` asks for the two-chain mode (both ways the result is certified).  Twice: the
+    products' own cut budgets (tail/64 a side, about 2 log2 K products) and the steps' tails (tail/4) add up to a little
+    more than the budget for K near K_MAX in either mode, and the mode costs 2 chains against 4 (a choice: U enters
+    delta_upper additively, 2 tail is 2e-5 of the requested delta)."""
     steps = [((_pair_lstep if lower else _pair_step)(ph, bits, F, t) if isinstance(ph, PairPhase)
               else (_lstep if lower else _step)(ph[0], ph[1], bits, F, tail, K, t)) for ph in phases]
     cap = None
@@ -1559,7 +1666,7 @@ def _chain(phases, bits, F, tail, K, t, lower: bool = False) -> _Vec:
         if acc.n > MAX_LEN:
             raise ValueError(f"the composed vector needs {acc.n} grid values (more than MAX_LEN = {MAX_LEN}); "
                              f"use a coarser grid")
-    if t == 1 and not lower and (acc.UP > tail or acc.UQ > tail):
+    if t == 1 and not lower and (acc.UP > 2 * tail or acc.UQ > 2 * tail):
         raise _Fallback()
     return acc, steps
 
@@ -1670,6 +1777,7 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
         else:
             bits = max(1, bits - 2)
     C = _compose(ph, bits, _fix_bits(ph, bits, tl), tl)
+    last = None  # (bits, relative width) of the previous compose, once refined
     for _ in range(3 if grid_bits is None else 0):
         # refine (at most three times) from the bracket itself while it is wider than the target (the rule of thumb
         # for the width, about K h^2, is off by a factor 0.4 to 25 across realistic workloads, and the RDP guess of
@@ -1693,8 +1801,14 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
                 w, scale = float((hi - lo) / hi), float(e)
         if w is None:
             break
-        # the width is about proportional to h^2: the bits that bring it under the target
-        nb = bits + max(1, math.ceil(_D.log2(w / (0.85 * float(prec))) / 2))
+        # the width is about proportional to h^2 (h^p): the bits that bring it under the target.  After a refinement
+        # that fell short, p is the rate just observed, taken in [1.5, 2] (coarse grids converge more slowly than h^2:
+        # one more bit at p = 2 would often fall short again, and each refinement recomputes everything)
+        p = 2.0
+        if last is not None:
+            p = min(2.0, max(1.5, _D.log2(last[1] / w) / (bits - last[0]) if last[1] > w else 0.0))
+        last = (bits, w)
+        nb = bits + max(1, math.ceil(_D.log2(w / (0.85 * float(prec))) / p))
         span = _span(ph)
         while nb > bits and span * 2 ** nb > MAX_LEN * 3 / 4:
             nb -= 1
