@@ -1276,6 +1276,18 @@ MUTANTS = (
            "        lo = mpf_to_fraction(sgm_pld_delta_bracket(it.q, it.sigma_eff, n, cert.eps).lo)",
            "        lo = mpf_to_fraction(sgm_pld_delta_bracket(it.q, it.sigma_eff, n, cert.eps).hi)",
            ("tests/test_refute_above.py",)),
+    Mutant("exact_correlation_row_rounded_down", "rounding direction",
+           "the exact-integer correlation rounds an upper row down to its fixed point",
+           "reference/bounds/pair_game.py",
+           "    v = np.ceil(v) if up else np.floor(v)          # exact: a double in [0, 1 + tiny] scaled by 2^62 fits an int64",
+           "    v = np.floor(v)          # exact: a double in [0, 1 + tiny] scaled by 2^62 fits an int64",
+           ("proofs/test_sgm_game.py", "-k", "directed")),
+    Mutant("coarsen_upper_rounds_losses_down", "rounding direction",
+           "an upper law moved onto the coarse grid puts every atom at the coarse loss below it (not split)",
+           "reference/bounds/pair_game.py",
+           "            if ri == 0:\n                acc[ai - a0] += v\n                continue\n",
+           "            if True:\n                acc[ai - a0] += v\n                continue\n",
+           ("proofs/test_sgm_block_game.py", "-k", "coarsened_upper")),
 )
 
 

@@ -298,10 +298,10 @@ def test_exact_correlation_is_directed():
     import reference.bounds.pair_game as pg
 
     rng = np.random.default_rng(7)
-    for side in ("upper", "lower"):
+    for side, scale in (("upper", 1.0), ("lower", 1.0), ("upper", 1e-25), ("lower", 1e-25)):
         p = rng.random(40) / 50
-        L = StepLaw(-3, p, 0.0 if side == "lower" else 1e-9, side)
-        ext = rng.random(200 + len(p) - 1)
+        L = StepLaw(-3, p, 0.0 if side == "lower" else 1e-30, side)
+        ext = rng.random(200 + len(p) - 1) * scale      # tiny rows: below the fixed point's unit
         old = pg.EXACT_MIN
         try:
             pg.EXACT_MIN = 0

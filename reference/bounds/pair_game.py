@@ -181,9 +181,9 @@ def _correlate(ext: np.ndarray, L: StepLaw, W: int, up: bool) -> np.ndarray:
     prod = flint.fmpz_poly(v.astype(np.int64).tolist()) * L.exact_rev()
     S = len(L.p)
     win = prod.truncate(S - 1 + W).right_shift(S - 1)          # coefficients S-1 .. S+W-2: the valid correlation
-    d = 1 << _LAW_BITS                                         # back to multiples of 2^-62, directed
-    win = -((-win) // d) if up else win // d
-    cs = [int(x) for x in win.coeffs()]
+    B = _LAW_BITS                                              # back to multiples of 2^-62, directed, in Python ints
+    # (not fmpz_poly // 2^B: python-flint's scalar floor division returns 0 where a negative coefficient is above -2^B)
+    cs = [-((-int(x)) >> B) for x in win.coeffs()] if up else [int(x) >> B for x in win.coeffs()]
     cs += [0] * (W - len(cs))
     a = np.array(cs, dtype=np.int64)
     f = a.astype(np.float64)                                   # nearest; then one ulp outwards where it moved inwards
