@@ -19,7 +19,7 @@ from ..catalog import cites
 from ..precision import Domain, _describe, check
 from .base import BudgetExceeded, Remaining, _Accountant, _dec, _exact_json, _in
 
-__all__ = ["DPSGDGameFilter", "DPSGDGameFilterRemaining", "BudgetExceeded"]
+__all__ = ["DPSGDGameFilter", "DPSGDGameFilterRemaining", "DPSGDBlockFilterRemaining", "BudgetExceeded"]
 
 _P = Domain.positive()
 _NN = Domain.nonnegative()
@@ -43,8 +43,14 @@ class DPSGDGameFilterRemaining(Remaining):
     spent: int
     remaining: int                 #: B* - spent
     steps_left: tuple[int, ...]    #: per menu item: the steps of that item alone that still fit (blocks: the open block's too)
-    block_item: int | None = None  #: blocks: the item of the open block (None: no block open, or per-step charges)
-    block_left: int = 0            #: blocks: the steps the open block still admits free of charge
+
+
+@dataclass(frozen=True, eq=False)
+class DPSGDBlockFilterRemaining(DPSGDGameFilterRemaining):
+    """:meth:`DPSGDGameFilter.remaining` of a filter with blocks: the budget state and the open block."""
+
+    block_item: int | None = None  #: the item of the open block (None: no block open)
+    block_left: int = 0            #: the steps the open block still admits free of charge
 
 
 @cites("zhu2022", "Proposition 30 / Theorem 10 (tight dominating pairs of the Poisson-subsampled Gaussian; "
@@ -319,8 +325,10 @@ class DPSGDGameFilter(_Accountant):
         return self._decide(q, sigma, scale, True, False)
 
     def remaining(self) -> DPSGDGameFilterRemaining:
-        """``budget`` = B*, ``spent``, ``remaining`` = B* - spent, ``steps_left[k]`` = floor(remaining / c_k) (times m_k,
-        plus the open block's steps for its item, with blocks); ``block_item``, ``block_left`` (exact ints)."""
+        """``budget`` = B*, ``spent``, ``remaining`` = B* - spent, ``steps_left[k]`` = floor(remaining / c_k) (exact ints).
+
+        With blocks: steps_left[k] is floor(remaining / c_k) m_k plus the open block's steps for its
+        item, and a :class:`DPSGDBlockFilterRemaining` also carries ``block_item`` and ``block_left``."""
         with self._lock:
             s = int(self._spent)
             j, bl = self._open
@@ -329,7 +337,7 @@ class DPSGDGameFilter(_Accountant):
         if self._m is None:
             return DPSGDGameFilterRemaining(budget=self._cert.budget, spent=s, remaining=left,
                                             steps_left=tuple(left // c for c in cs))
-        return DPSGDGameFilterRemaining(
+        return DPSGDBlockFilterRemaining(
             budget=self._cert.budget, spent=s, remaining=left,
             steps_left=tuple((left // c) * m + (bl if k == j else 0) for k, (c, m) in enumerate(zip(cs, self._m))),
             block_item=j if bl > 0 else None, block_left=bl)

@@ -54,7 +54,7 @@ The reduction (this project, derived; the pure-DP case is :mod:`reference.verify
    lower end ``(raw - D (n + 2) 2^-1073) (1 - D (n + 2) u)``, n the largest support.  The float
    values may differ in the last places between machines (the BLAS's order of summation), the
    certified ends hold on every machine.
-   Large correlations (window x support above :data:`EXACT_MIN`) are computed in exact integers
+   Large correlations (window x support above ``EXACT_MIN``) are computed in exact integers
    instead (FLINT products): the row rounded to multiples of 2^-62 and the masses to multiples of
    2^-100 in the side's direction, the exact sum rounded once more in that direction back to a
    double, the +inf mass added with one directed rounding.  Every operation then lies on the
@@ -167,7 +167,7 @@ def _correlate(ext: np.ndarray, L: StepLaw, W: int, up: bool) -> np.ndarray:
     """``c[i] = sum_j L.p[j] ext[i + j] + L.inf`` for i < W, ``ext`` of length W + len(L.p) - 1 (module docstring step 6).
 
     Small: ``np.convolve`` in doubles (step 6's factor covers any summation order).  Large (above
-    :data:`EXACT_MIN` or :data:`EXACT_MIN_TERMS`): exact integers, every rounding directed (``up``: upward).
+    ``EXACT_MIN`` or ``EXACT_MIN_TERMS``): exact integers, every rounding directed (``up``: upward).
     """
     if len(ext) * max(L.nnz, 1) <= EXACT_MIN and L.nnz <= EXACT_MIN_TERMS:
         c = np.convolve(ext, L.rev, "valid")
