@@ -769,7 +769,10 @@ def test_ctrl_c_in_every_subcommand_is_one_line_and_status_130(capsys, monkeypat
 #: (ten entries evaluated), prints a marker on stderr and sleeps, so the SIGINT lands at a known point of the run
 #: (a pure-Python sleep inside the report, never a finalizer or a C call) instead of wherever a timer left it.
 _SIGINT_CHILD = """
-import sys, time
+import signal, sys, time
+# a shell's Ctrl-C: the default handler, unblocked (a test runner's worker may pass SIGINT on ignored or blocked)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 import reference.report.build as rpt  # where the report's catalog stage looks evaluate_entry up
 from reference.cli import main
 real, seen = rpt.evaluate_entry, []
