@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from proofs.pair_recursion import mp_game_values
 from reference.bounds.pair_game import LAW_FIX, StepLaw, law_power, pair_game
 from reference.bounds.sgm_game import (SGMItem, block_lengths, sgm_block_law, sgm_game_budget, sgm_law,
                                        sgm_menu_certificate)
@@ -150,24 +151,7 @@ def test_block_menu_equals_a_50_digit_recursion_over_the_same_laws():
         laws = [sgm_block_law(it.q, it.sigma_eff, m, bits, F(1, 10 ** 12), F(0), d, "upper") for it, m in zip(items, ms)]
         span = R_max * max(max(-L.off, L.top) for L in laws) + 2
         t = pair_game(eps, h, laws, [1, 1], R_max, window=(-span, span))
-        mp = mpmath.mp.clone()
-        mp.dps = 50
-        P = [[mp.mpf(float(x)) for x in L.p] for L in laws]
-        memo = {}
-
-        def V(R, l):
-            if (R, l) in memo:
-                return memo[(R, l)]
-            best = max(mp.mpf(0), 1 - mp.exp(mp.mpf(eps.numerator) / eps.denominator - l * mp.mpf(1) / 2 ** bits))
-            if R >= 1:
-                for L, p in zip(laws, P):
-                    best = max(best, mp.fsum(pj * V(R - 1, l + L.off + j) for j, pj in enumerate(p) if pj)
-                               + mp.mpf(L.inf))
-            memo[(R, l)] = best
-            return best
-
-        for R in range(R_max + 1):
-            x = F(mpmath.nstr(V(R, 0), 45))
+        for R, x in enumerate(mp_game_values(eps, h, laws, [1, 1], R_max)):
             assert x <= t.upper(R) <= x * (1 + F(1, 10 ** 9)) + F(1, 10 ** 300), (d, R)
 
 

@@ -21,6 +21,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from proofs.pair_recursion import mp_game_values
 from reference.bounds.game import threshold_game
 from reference.bounds.pair_game import StepLaw, pair_game, rr_law
 from reference.bounds.sgm_game import SGMItem, default_costs, sgm_game_budget, sgm_law, sgm_single_item_rounds
@@ -267,26 +268,10 @@ def test_menu_game_equals_a_50_digit_recursion_over_the_same_laws(side, exact, m
         laws = [sgm_law(it.q, it.sigma_eff, 3, F(1, 10 ** 12), d, side) for it in items]
         span = R_max * max(max(-L.off, L.top) for L in laws) + 2
         t = pair_game(eps, h, laws, list(costs), R_max, window=(-span, span))
-        mp = mpmath.mp.clone()
-        mp.dps = 50
-        P = [[mp.mpf(float(x)) for x in L.p] for L in laws]
-        memo = {}
-
-        def V(R, l):
-            if (R, l) in memo:
-                return memo[(R, l)]
-            best = max(mp.mpf(0), 1 - mp.exp(_mp(eps) - l * _mp(h)))
-            for L, p, c in zip(laws, P, costs):
-                if c <= R:
-                    best = max(best, mp.fsum(pj * V(R - c, l + L.off + j) for j, pj in enumerate(p) if pj)
-                               + mp.mpf(L.inf))
-            memo[(R, l)] = best
-            return best
-
+        xs = mp_game_values(eps, h, laws, costs, R_max)
         # the exact-integer path is absolute: at most 2^-61 per level (rows on multiples of 2^-62)
         tiny = F(R_max + 1, 2 ** 60) if exact else F(1, 10 ** 300)
-        for R in range(R_max + 1):
-            x = F(mpmath.nstr(V(R, 0), 45))
+        for R, x in enumerate(xs):
             if side == "upper":
                 assert x <= t.upper(R) <= x * (1 + F(1, 10 ** 9)) + tiny, (d, R)
             else:

@@ -288,16 +288,21 @@ class DPSGDGameFilter(_Accountant):
                 self._fast[key] = hit
         return hit
 
+    def _block_rule(self, dom: tuple, k: int, j, left: int) -> tuple[bool, tuple]:
+        """(free, open block after the step) for a step dominated by the items ``dom`` and charged at item ``k``,
+        with the block of item ``j`` open for ``left`` more steps."""
+        if left > 0 and dom[j]:
+            return True, (j, left - 1)                # inside the open block: free
+        return False, (k, self._m[k] - 1)             # opens a block of item k
+
     def _decide(self, q, sigma, scale, commit: bool, raise_: bool):
         step, c, k, dom = self._charged(q, sigma, scale)
         with self._lock:
             opened = (None, 0)
             if self._m is not None:
-                j, left = self._open
-                if left > 0 and dom[j]:
-                    c, opened = 0, (j, left - 1)      # inside the open block: free
-                else:
-                    opened = (k, self._m[k] - 1)      # opens a block of item k
+                free, opened = self._block_rule(dom, k, *self._open)
+                if free:
+                    c = 0
             if self._spent + c > self._cert.budget:
                 if raise_:
                     raise BudgetExceeded(

@@ -163,15 +163,20 @@ def charged_index(menu, costs, q, sigma, scale=1, blocks=None):
     return best
 
 
-def _costs(costs, n: int) -> tuple[int, ...] | None:
-    if costs is None:
+def _per_item(values, n: int, name: str, what: str = "") -> tuple[int, ...] | None:
+    """``values`` as a tuple of positive ints, one per menu item (``None`` stays ``None``); ``ValueError`` names a bad entry."""
+    if values is None:
         return None
-    if isinstance(costs, (str, bytes)) or not hasattr(costs, "__iter__"):
-        raise ValueError(f"costs must be None or a list of positive integers, found {_describe(costs)}")
-    out = tuple(int(check(f"costs[{i}]", c, _COST)) for i, c in enumerate(costs))
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ValueError(f"{name} must be None or a list of positive integers{what}, found {_describe(values)}")
+    out = tuple(int(check(f"{name}[{i}]", c, _COST)) for i, c in enumerate(values))
     if len(out) != n:
-        raise ValueError(f"costs must have one entry per menu item ({n}), found {len(out)}")
+        raise ValueError(f"{name} must have one entry per menu item ({n}), found {len(out)}")
     return out
+
+
+def _costs(costs, n: int) -> tuple[int, ...] | None:
+    return _per_item(costs, n, "costs")
 
 
 def _float_up(x: Fraction) -> float:
@@ -512,14 +517,7 @@ def sgm_game_budget(eps, delta, items: Sequence[SGMItem], costs: Sequence[int], 
 
 def _blocks(blocks, n: int) -> tuple[int, ...] | None:
     """``blocks`` as a tuple of positive ints, one per item (``None`` stays ``None``); ``ValueError`` names a bad entry."""
-    if blocks is None:
-        return None
-    if isinstance(blocks, (str, bytes)) or not hasattr(blocks, "__iter__"):
-        raise ValueError(f"blocks must be None or a list of positive integers (steps per block), found {_describe(blocks)}")
-    out = tuple(int(check(f"blocks[{i}]", m, _COST)) for i, m in enumerate(blocks))
-    if len(out) != n:
-        raise ValueError(f"blocks must have one entry per menu item ({n}), found {len(out)}")
-    return out
+    return _per_item(blocks, n, "blocks", " (steps per block)")
 
 
 @cites("whitehouse2022", "Theorem 1 (filter semantics: the budget game certifies any integer costs; their choice is a design of this project, derived)")

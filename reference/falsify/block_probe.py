@@ -55,41 +55,18 @@ MAX_STATES = 20_000
 class NoDominanceCheckFilter(DPSGDGameFilter):
     """Planted (false): any step is free while a block is open, whichever item the block belongs to."""
 
-    def _decide(self, q, sigma, scale, commit, raise_):
-        step, c, k, dom = self._charged(q, sigma, scale)
-        with self._lock:
-            j, left = self._open
-            if left > 0:
-                c, opened = 0, (j, left - 1)
-            else:
-                opened = (k, self._m[k] - 1)
-            if self._spent + c > self._cert.budget:
-                return False
-            if commit:
-                self._spent += c
-                self._open = opened
-                self._push(step)
-            return True
+    def _block_rule(self, dom, k, j, left):
+        if left > 0:
+            return True, (j, left - 1)
+        return False, (k, self._m[k] - 1)
 
 
 class LongerBlockFilter(DPSGDGameFilter):
     """Planted (false): a new block admits m_k steps after the one that opens it (m_k + 1 in all)."""
 
-    def _decide(self, q, sigma, scale, commit, raise_):
-        step, c, k, dom = self._charged(q, sigma, scale)
-        with self._lock:
-            j, left = self._open
-            if left > 0 and dom[j]:
-                c, opened = 0, (j, left - 1)
-            else:
-                opened = (k, self._m[k])
-            if self._spent + c > self._cert.budget:
-                return False
-            if commit:
-                self._spent += c
-                self._open = opened
-                self._push(step)
-            return True
+    def _block_rule(self, dom, k, j, left):
+        free, opened = super()._block_rule(dom, k, j, left)
+        return free, (opened if free else (k, self._m[k]))
 
 
 def _transitions(f: DPSGDGameFilter, steps) -> tuple[dict, object]:
