@@ -40,7 +40,16 @@ Workloads: :data:`WORKLOADS` (20; ``--quick``: the 5 marked quick), or ``--workl
 JSON list of objects {"name": str, "q": "0.01", "sigma": "1.1", "k": 10000, "delta": "1e-5"}
 (q, sigma, delta as decimal strings, read exactly by us and as the nearest double by the peers).
 
-Run:  python benchmarks/bench_dpsgd.py [--quick] [--json PATH] [--workloads PATH] [--threads 1]
+CPU ratios (``--ratios [CSV]``): the review's 20 workloads (``benchmarks/data/dpsgd_workloads.csv``, columns id, spec,
+delta; heterogeneous runs are specs joined by '+') each run by ``check.profile(spec, "eps", delta)`` and by dp-accounting's
+``PLDAccountant()`` at its default interval 1e-4 (a ``ComposedDpEvent`` of the phases), side by side: every call in a
+fresh child process, after an untimed warm-up call on a tiny workload there, timed in CPU seconds of that process
+(``time.process_time``), best of ``--repeat``.  Prints per row our bracket, its relative width, dp-accounting's eps
+and whether it lies inside, both CPU times and their ratio; then the median and the largest ratio and the rows above
+2x.  ``--json PATH`` writes the rows.
+
+Run:  python benchmarks/bench_dpsgd.py --ratios [CSV] [--repeat R] [--json PATH]
+      python benchmarks/bench_dpsgd.py [--quick] [--json PATH] [--workloads PATH] [--threads 1]
                                       [--repeat R] [--timeout S] [--mem-limit GiB] [--in-process]
                                       [--pld-interval 1e-4] [--prv-eps-error 0.01] [--prv-delta-div 1000]
 """
@@ -388,8 +397,127 @@ def _bounds(ours) -> tuple[float, float] | None:
 # main
 # ---------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------
+# --ratios: CPU seconds against dp-accounting on the review's workloads
+# ---------------------------------------------------------------------------
+
+REVIEW_CSV = ROOT / "benchmarks" / "data" / "dpsgd_workloads.csv"
+
+_RATIO_CHILD = r"""
+import json, sys, time, warnings
+from fractions import Fraction
+which, spec, delta = sys.argv[1], sys.argv[2], sys.argv[3]
+warnings.simplefilter("ignore")
+
+def phases(spec):
+    out = []
+    for part in spec.split("+"):
+        body, k = part.rsplit("x", 1)
+        kv = dict(x.split("=") for x in body.split(":", 1)[1].split(","))
+        out.append((float(Fraction(kv["q"])), float(Fraction(kv["sigma"])), int(k)))
+    return out
+
+if which == "ours":
+    from reference.profiles.check import profile
+    import functools
+    def run(spec, delta):
+        b = profile(spec, "eps", delta)
+        return [float(b.lo), float(b.hi)]
+    def clear():
+        for name, mod in list(sys.modules.items()):
+            if mod is not None and (name == "reference" or name.startswith("reference.")):
+                for obj in list(vars(mod).values()):
+                    if isinstance(obj, functools._lru_cache_wrapper):
+                        obj.cache_clear()
+else:
+    import logging
+    logging.getLogger("absl").setLevel(logging.ERROR)
+    import dp_accounting as dpa
+    from dp_accounting import pld
+    def run(spec, delta):
+        ev = dpa.ComposedDpEvent([dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(s)), k)
+                                  for q, s, k in phases(spec)])
+        acc = pld.PLDAccountant()
+        acc.compose(ev)
+        return [float(acc.get_epsilon(float(delta)))]
+    def clear():
+        pass
+run("subsampled-gaussian:q=0.01,sigma=1.1x10", "1e-5")
+clear()
+t = time.process_time()
+v = run(spec, delta)
+print(json.dumps({"cpu": time.process_time() - t, "value": v}))
+"""
+
+
+def _ratio_call(which: str, spec: str, delta: str, timeout: float | None) -> tuple[float, list | str]:
+    """(CPU seconds, value or an error line) of one call in a fresh child process."""
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    for v in THREAD_VARS:
+        env[v] = "1"
+    try:
+        out = subprocess.run([sys.executable, "-c", _RATIO_CHILD, which, spec, delta], capture_output=True, text=True,
+                             timeout=timeout, env=env, cwd=str(ROOT))
+    except subprocess.TimeoutExpired:
+        return math.inf, f"no answer within {timeout:g} s"
+    lines = out.stdout.strip().splitlines()
+    if out.returncode != 0 or not lines:
+        return math.inf, (out.stderr.strip().splitlines() or ["exit %d" % out.returncode])[-1][:120]
+    d = json.loads(lines[-1])
+    return d["cpu"], d["value"]
+
+
+def review_ratios(path, repeat: int = 1, timeout: float | None = 600.0, json_path=None) -> int:
+    """The ``--ratios`` mode (module docstring)."""
+    import csv
+
+    rows = list(csv.DictReader(Path(path).read_text(encoding="utf-8").splitlines()))
+    have = _installed("dp_accounting")
+    print(f"# {len(rows)} workloads from {path}; dp-accounting {have or 'not installed'}; CPU seconds, best of {repeat}, "
+          f"a fresh process per call; python {platform.python_version()}, {platform.machine()}")
+    print(f"{'id':4s} {'ours [lo, hi]':28s} {'width':>7s} {'dp-acc eps':>11s} {'in?':>5s} {'ours s':>7s} "
+          f"{'dp-acc s':>8s} {'ratio':>6s}")
+    out = []
+    for r in rows:
+        best = {"ours": (math.inf, None), "dpa": (math.inf, None)}
+        for _ in range(max(1, repeat)):
+            for which in ("ours", "dpa") if have else ("ours",):
+                t, v = _ratio_call(which, r["spec"], r["delta"], timeout)
+                if t <= best[which][0] or best[which][1] is None:
+                    best[which] = (t, v)
+        (to, vo), (td, vd) = best["ours"], best["dpa"]
+        ok = isinstance(vo, list)
+        width = (vo[1] - vo[0]) / vo[1] if ok and vo[1] > 0 else math.nan
+        inside = "-"
+        if ok and isinstance(vd, list):
+            inside = "yes" if vo[0] <= vd[0] <= vo[1] else ("ABOVE" if vd[0] > vo[1] else "BELOW")
+        ratio = to / td if ok and isinstance(vd, list) and td > 0 else math.nan
+        cell = f"[{vo[0]:.6g}, {vo[1]:.6g}]" if ok else str(vo)[:28]
+        dcell = f"{vd[0]:.6g}" if isinstance(vd, list) else str(vd)[:11]
+        print(f"{r['id']:4s} {cell:28s} {100 * width:6.3f}% {dcell:>11s} {inside:>5s} {to:7.2f} {td:8.2f} {ratio:6.2f}",
+              flush=True)
+        out.append({"id": r["id"], "spec": r["spec"], "delta": r["delta"], "ours": vo, "ours_cpu_s": to,
+                    "dp_accounting": vd, "dp_accounting_cpu_s": td, "ratio": ratio, "width": width, "inside": inside})
+    ratios = sorted(x["ratio"] for x in out if math.isfinite(x["ratio"]))
+    if ratios:
+        med = ratios[len(ratios) // 2] if len(ratios) % 2 else (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2
+        above = [x["id"] + f" {x['ratio']:.2f}x" for x in out if math.isfinite(x["ratio"]) and x["ratio"] > 2]
+        print(f"# ours / dp-accounting CPU: median {med:.2f}x, max {ratios[-1]:.2f}x; above 2x: "
+              f"{', '.join(above) if above else 'none'}; widest bracket {100 * max(x['width'] for x in out):.3f}%; "
+              f"total ours {sum(x['ours_cpu_s'] for x in out):.1f} s, dp-accounting "
+              f"{sum(x['dp_accounting_cpu_s'] for x in out if math.isfinite(x['dp_accounting_cpu_s'])):.1f} s")
+    if json_path:
+        Path(json_path).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
 def _parse(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ratios", nargs="?", const=str(REVIEW_CSV), metavar="CSV",
+                    help="CPU ratios to dp-accounting on the review's workloads (default file: "
+                         "benchmarks/data/dpsgd_workloads.csv); see the module docstring")
     ap.add_argument("--quick", action="store_true", help="only the 5 workloads marked quick")
     ap.add_argument("--json", metavar="PATH", help="write every row (and the settings) to PATH as JSON")
     ap.add_argument("--workloads", metavar="PATH", help="a JSON list of workloads replacing the built-in 20")
@@ -439,6 +567,8 @@ def _progress(msg: str) -> None:
 
 def main(argv=None) -> int:
     a = _parse(argv)
+    if a.ratios:
+        return review_ratios(a.ratios, a.repeat, a.timeout or None, a.json)
     if a.threads > 0:  # before numpy (and everything that imports it) is imported
         for v in THREAD_VARS:
             os.environ[v] = str(a.threads)

@@ -33,8 +33,10 @@ def _vals(V):
     return [sum(int(V.W[i, l]) << (64 * l) for l in range(V.W.shape[1])) for i in range(V.n)]
 
 
-def _exact_split(q, s, bits, j0, nb):
-    """The P-order split masses at 50 digits (mpmath): a second route to step 2."""
+def _exact_split(q, s, bits, cuts):
+    """The P-order split masses at 50 digits (mpmath): a second route to step 2, over the engine's buckets
+    [cuts[i] h, cuts[i + 1] h] (one grid step wide in the bulk, wider in the right tail)."""
+    j0, nb = cuts[0], cuts[-1] - cuts[0]
     with mpmath.workdps(50):
         q, s = _m(q), _m(s)
         h = mpmath.mpf(1) / 2 ** bits
@@ -49,32 +51,37 @@ def _exact_split(q, s, bits, j0, nb):
         out = [mpmath.mpf(0)] * (nb + 1)
         losses = []
         prev = sf_p(j0)
-        for i in range(nb):
-            a = j0 + i
-            cur = sf_p(a + 1)
+        for a, b in zip(cuts, cuts[1:]):
+            cur = sf_p(b)
             PB, QB = prev[0] - cur[0], prev[1] - cur[1]
             if PB > 0 and QB > 0:
-                losses.append((a, mpmath.log(PB / QB)))
-            ea, eb = mpmath.exp(-a * h), mpmath.exp(-(a + 1) * h)
+                losses.append((a, b, mpmath.log(PB / QB)))
+            ea, eb = mpmath.exp(-a * h), mpmath.exp(-b * h)
             pb = (ea * PB - QB) / (ea - eb)
-            out[i] += PB - pb
-            out[i + 1] += pb
+            out[a - j0] += PB - pb
+            out[b - j0] += pb
             prev = cur
         return out, losses, h
 
 
-@pytest.mark.parametrize("q,s,bits", [("1/10", "1", 6), ("1/2", "3/2", 5), ("1/100", "11/10", 7)])
-def test_steps_1_2_bucket_losses_and_the_split_masses(q, s, bits):
+@pytest.mark.parametrize("q,s,bits,tl,K", [("1/10", "1", 6, 40, 1), ("1/2", "3/2", 5, 40, 1), ("1/100", "11/10", 7, 40, 1),
+                                          ("1/1000", "1", 11, 24, 10)])
+def test_steps_1_2_bucket_losses_and_the_split_masses(q, s, bits, tl, K):
     """Step 1: each bucket's loss lies in its grid interval.  Step 2: the engine's split masses are >= the exact
-    split (mpmath, 50 digits) and within a few units of 2^-F of it; the split keeps the P-mass of every bucket."""
+    split (mpmath, 50 digits) and within a few units of 2^-F of it; the split keeps the P-mass of every bucket.  The
+    last case has buckets of up to 16 grid steps in the right tail (a choice of :func:`.sgm_pld._wide`): they are
+    split the same way, between their two ends (every case here has some)."""
     qf, sf = Fraction(q), Fraction(s)
     F = 60
-    tail = Fraction(1, 1 << 40)
-    st = m._step(qf, sf, bits, F, tail, 1)
+    tail = Fraction(1, 1 << tl)
+    st = m._step(qf, sf, bits, F, tail, K)
     ints = _vals(st.P)
-    exact, losses, h = _exact_split(qf, sf, bits, st.P.off, st.buckets)
-    for a, l in losses:
-        assert a * h - mpmath.mpf(10) ** -40 <= l <= (a + 1) * h + mpmath.mpf(10) ** -40
+    assert st.cuts[0] == st.P.off and st.cuts[-1] == st.P.off + st.P.n - 1 and st.buckets == len(st.cuts) - 1
+    widths = {b - a for a, b in zip(st.cuts, st.cuts[1:])}
+    assert 1 in widths and max(widths) >= (16 if K > 1 else 2), widths
+    exact, losses, h = _exact_split(qf, sf, bits, st.cuts)
+    for a, b, l in losses:
+        assert a * h - mpmath.mpf(10) ** -40 <= l <= b * h + mpmath.mpf(10) ** -40
     unit = mpmath.mpf(2) ** -F
     with mpmath.workdps(50):
         for i, (v, e) in enumerate(zip(ints, exact)):  # the vector holds the tilted masses P' e^(-l/2)
@@ -320,8 +327,8 @@ def test_composition_is_bit_identical():
     assert h2.hexdigest() == PINNED_SHA256_LOWER, h2.hexdigest()
 
 
-PINNED_SHA256 = "a1769f2eede95b1392a686f212492f41b49aa568e01736767fd70d70e03580d3"
-PINNED_SHA256_LOWER = "ccfab7cc343ece64ebacc3405fc1aacdfaacac3174024a1bffe4d47bb0a67d4d"
+PINNED_SHA256 = "f7df9f22f936e3d0eb1e3176460e1064d2fdb12fb9646725aaf3735c35119654"
+PINNED_SHA256_LOWER = "a2a3aa68792eff4fdc07cdba28284e253cb32e95ad4be4a873fd5a0d64f02501"
 
 
 def test_catalog_entry_is_valid_and_cites_its_proof():

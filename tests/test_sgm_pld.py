@@ -142,6 +142,30 @@ def test_heterogeneous_phases_sit_between_their_parts():
     assert a20.delta_lower_exact(Fraction(1, 2)) <= aa.delta_upper_exact(Fraction(1, 2))
 
 
+def test_two_million_steps_inside_the_renyi_and_binary_bracket():
+    """Beyond 10^6 steps the grid engine still answers (its limit is the memory budget, not the count): at 2 x 10^6
+    steps of (q, sigma) = (0.001, 1) its eps(1e-6) bracket is at most 1% wide, lies inside the independent bracket of
+    the binary lower end and the Renyi upper end (:mod:`.subsampled_gaussian`), and its ends are what its own delta
+    bounds say they are."""
+    k, d = 2 * 10 ** 6, Fraction(1, 10 ** 6)
+    C = m.sgm_pld("0.001", "1", k, delta_hint=d)
+    b = C.eps_bracket(d)
+    other = sgm.sgm_eps_bracket("0.001", "1", k, d, dps=20)
+    assert other.lo <= b.lo < b.hi <= other.hi
+    assert (b.hi - b.lo) / b.hi <= mpmath.mpf("0.01")
+    assert C.delta_upper_exact(mpf_to_fraction(b.hi)) <= d < C.delta_lower_exact(mpf_to_fraction(b.lo))
+
+
+@pytest.mark.slow
+def test_ten_million_steps_within_one_percent():
+    """10^7 steps of (0.001, 1) at delta 1e-6 (the benchmark's k = 10^7 row): a bracket at most 1% wide, inside the
+    Renyi / binary bracket."""
+    k, d = 10 ** 7, Fraction(1, 10 ** 6)
+    b = m.sgm_pld_eps_bracket("0.001", "1", k, d)
+    other = sgm.sgm_eps_bracket("0.001", "1", k, d, dps=20)
+    assert other.lo <= b.lo < b.hi <= other.hi and (b.hi - b.lo) / b.hi <= mpmath.mpf("0.01")
+
+
 def test_requests_beyond_the_memory_budget_are_refused_at_once():
     import time
 
@@ -213,7 +237,7 @@ def test_wide_windows_keep_both_ends_tight():
     assert C.delta_upper_exact(F(b.hi)) <= Fraction(1, 10 ** 5) < C.delta_lower_exact(F(b.lo))
 
 
-def test_binary_lower_end_only_where_the_pld_does_not_decide():
+def test_binary_lower_end_only_where_the_pld_does_not_decide(monkeypatch):
     """check skips the binary lower end (seconds at k = 1e5) when the PLD bracket decides to 1%, and keeps it where the
     PLD cannot answer (k beyond its K_MAX): there it is the only lower end (a dropped lower end would read 0)."""
     from reference.profiles.check import _pld_decides
@@ -225,5 +249,6 @@ def test_binary_lower_end_only_where_the_pld_does_not_decide():
     b = profile(f"subsampled-gaussian:q={q},sigma={s}x{k}", "eps", d)
     assert "PLD" in b.lo_source and b.lo > full.lo  # the PLD's lower end, tighter than the binary one
     assert not _pld_decides(None)
+    monkeypatch.setattr(m, "K_MAX", 10 ** 6)  # the router reads the engine's limit: a run beyond it
     beyond = profile("subsampled-gaussian:q=0.0001,sigma=1x2000000", "eps", "1e-5")  # k > sgm_pld.K_MAX
-    assert m.K_MAX < 2000000 and beyond.lo > mpmath.mpf("0.4") and "binary" in beyond.lo_source
+    assert beyond.lo > mpmath.mpf("0.4") and "binary" in beyond.lo_source and "PLD" not in beyond.lo_source

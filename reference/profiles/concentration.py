@@ -1,7 +1,7 @@
 """Certified brackets of compositions with huge step counts, from the moments of the privacy loss (Cantelli below, Chernoff above).
 
 Where the exact routes stop (randomized response beyond 10^7 steps, the subsampled Gaussian beyond
-10^9 or the PLD beyond 10^6, a mixture of mechanisms), the composed privacy loss of K = sum k_i
+10^9, a mixture of mechanisms, or a run beyond the PLD's memory budget), the composed privacy loss of K = sum k_i
 independent steps is a sum of independent variables and concentrates around its mean: its mean
 and its variance grow like K, its spread like sqrt(K).  This module turns certified per-step
 moments into a certified bracket of delta(eps) and eps(delta) whose two ends meet at relative

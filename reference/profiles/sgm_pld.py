@@ -18,18 +18,20 @@ converged only at first order in h).
 Notation: l(x) = log(p(x)/q(x)) = log(1 - q + q exp((2x - 1)/(2 sigma^2))) (increasing in x);
 f_eps(L) = (1 - e^(eps - L))_+ (nondecreasing, 0 <= f <= 1), and H_{e^eps}(P^K || Q^K) =
 E_P f_eps(L_1 + ... + L_K), L_i the P-privacy loss of step i (the "P-PLD"; for the order
-Q || P the loss is -l(X), X ~ Q).  Grid: losses j h, h = 2^-bits.  Fine buckets
-B_a = {x : l(x) in [a h, (a + 1) h]} = [x(a h), x((a+1) h)], x(e) = sigma^2 log((e^e - 1 + q)/q)
+Q || P the loss is -l(X), X ~ Q).  Grid: losses j h, h = 2^-bits.  Buckets
+B = {x : l(x) in [a h, b h]} = [x(a h), x(b h)] (a < b integers; b = a + 1 in the bulk, wider in the
+right tail where little mass is left, a choice: ``_wide``), x(e) = sigma^2 log((e^e - 1 + q)/q)
 + 1/2, cover the losses from the infimum log(1 - q) (q < 1) up to a top beyond which the
 P- and Q-masses are below ``tail``/(4 K); the rest is a tail (below).
 
 The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified.py``):
 
 1. Bucketing is a post-processing, so the bucketed pair (P_B, Q_B) is dominated by (P, Q);
-   its atom B_a has loss l_a = log(P(B_a)/Q(B_a)) in [a h, (a+1) h].
+   its atom B has loss l_B = log(P(B)/Q(B)) in [a h, b h] (every loss of the bucket is).
 2. Upper end (pessimistic, Doroshenko et al. 2022): each atom is split into two atoms at
-   losses a h and (a+1) h, with P-masses P'((a+1) h) = (e^(-a h) P(B) - Q(B))/(e^(-a h) -
-   e^(-(a+1) h)), P'(a h) = P(B) - P'((a+1) h) and Q' = P' e^(-loss): both measures are kept,
+   losses a h and b h, with P-masses P'(b h) = (e^(-a h) P(B) - Q(B))/(e^(-a h) -
+   e^(-b h)), P'(a h) = P(B) - P'(b h) and Q' = P' e^(-loss) (both nonnegative as l_B lies
+   between the two grid values; nothing in this step needs b = a + 1): both measures are kept,
    merging the two atoms back is a post-processing, so the split pair dominates the bucketed
    pair and -- as the true pair sits between them only through bucketing, and the split of
    every x in B_a would give the same two atoms -- the split pair dominates (P, Q) (Doroshenko
@@ -55,7 +57,8 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
 5. Lower end (derived here; the optimistic counterpart of step 2, cf. the optimistic estimate of
    Doroshenko et al. 2022): a second vector from a different bucketing.  Buckets [b_i, b_(i+1)]
    (b_0 = -infinity for q < 1; below a far point for q = 1) are chosen so that each ratio
-   P(B)/Q(B) = e^(l_B) lies within a tiny certified deviation of a grid value e^(g_B h): the
+   P(B)/Q(B) = e^(l_B) lies within a tiny certified deviation of a grid value e^(g_B h) (the grid
+   values aimed at are a choice: consecutive ones in the bulk, further apart in the right tail): the
    right end b_(i+1) is a root of P[b_i, x] - e^(g h) Q[b_i, x] (a safeguarded Newton iteration in
    64-bit Arb from the equation's second-order root -- a choice), then the bucket's masses are computed at full precision in Arb and
    ``|l_B - g_B h| <= dev`` is certified (a bucket with deviation above DEV_MAX = 2^-36 is dropped;
@@ -76,9 +79,9 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    delta_lower(eps) = sum_{j h > eps'} (mass at j h) f_eps'(j h), eps' = eps + K dev, read with
    every float bound taken downward.  Both ends converge at second order in h (the bucketing
    and the split each lose O(h^2) per step); no concentration term is needed.  The optimistic
-   grid of a phase with q < 1 is offset, c + j h with c = log(1 - q) + min(h, -log(1 - q))/2 (a
-   dyadic), so that the bucket reaching down to -infinity, whose ratio lies in (1 - q, 1), sits
-   on it; the K-fold
+   grid of a phase with q < 1 is offset, c + j h with c = log(1 - q) + f min(h, -log(1 - q)) (a
+   dyadic, f in ``OFFSETS``: a choice, see ``_lstep_core``), so that the bucket reaching
+   down to -infinity, whose ratio lies in (1 - q, 1), sits on it; the K-fold
    vector's entry j then stands for the loss j h + sum k c (exact), and eps is shifted by it.
 6. Evaluation: the sums of step 4/5 use float64 suffix sums of nonnegative terms with
    Higham's relative error bound (Accuracy and Stability, 2nd ed., eq. (3.5)), float
@@ -106,10 +109,18 @@ The proof, step by step (each step is checked by ``proofs/test_sgm_pld_certified
    target width; the delta atoms are dropped (a sub-measure).  Both vectors are then composed
    with the others exactly as in steps 3-6.
 
-Grid and cost: ``bits`` (h = 2^-bits) is chosen from the request so that the bracket's width,
-about K h^2 in eps, is about 0.8 ``precision`` x eps (:func:`choose_bits`; refined from the bracket's
-own width, at most three times, a refinement that fell short followed by one at the rate just observed), clamped to the memory budget :data:`MAX_LEN` grid values per vector (products are
-checked before they are formed; a request beyond it is refused with a message).  The fixed
+Grid and cost: ``bits`` (h = 2^-bits) is chosen from the request.  Where every step is resolved
+by the grid the spread rule predicts it (``_predicted_bits``: h about 0.3 x the step's loss
+spread) and the run is composed once; otherwise a pilot at a coarser grid (:func:`choose_bits`:
+the bracket's width about K h^2 in eps, 0.8 ``precision`` x eps) sizes it.  Either way the grid is
+refined from the bracket's own width while it is wider than ``precision`` (at most three times, a
+refinement that fell short followed by one at the rate just observed), clamped to the memory budget
+:data:`MAX_LEN` grid values per vector (products are checked before they are formed; a request
+beyond it is refused with a message).  The buckets widen in the right tail (``_wide``: the
+bucket's split or merge moves a bounded share of a step's loss variance and of the requested
+delta), so a step costs a few hundred to a few thousand Arb evaluations rather than one per grid
+value; the optimistic grid's offset is picked among ``OFFSETS`` by the divergence the bulk's
+bucketing keeps (``_lstep_core``).  The fixed
 point F keeps the rounding junk (about 4 K n1 2^-F, times the tilt's amplification) below a
 quarter of the tail budget, 1e-5 of the requested delta -- for a delta(eps) request 1e-5 of one
 step's delta(eps) (a projection of the run, so below the answer), at most 2^-60 -- up to F_MAX
@@ -137,8 +148,11 @@ __all__ = ["PLDComposition", "PairPhase", "sgm_pld", "sgm_pld_phases", "sgm_pld_
            "sgm_pld_delta", "choose_bits", "loss_spread", "resolves", "K_MAX", "MAX_LEN", "DEV_MAX", "DEFAULT_PRECISION", "ENGINE_VERSION"]
 
 #: bumped whenever a change could alter a computed digit (golden files record it)
-ENGINE_VERSION = "6"
-K_MAX = 10 ** 6
+ENGINE_VERSION = "7"
+#: the most steps the grid engine composes (beyond them the PLD's memory budget, not the step count, bounds the
+#: grid: 10^9 steps of q = 0.001, sigma = 1 answer with a 13%-wide bracket in about 25 s; :mod:`.check` answers larger
+#: runs from the moments)
+K_MAX = 10 ** 9
 #: the largest certified loss deviation ``|l_B - g_B h|`` of a bucket kept in the optimistic vector (others are dropped)
 DEV_MAX = Fraction(1, 1 << 36)
 #: the longest vector (grid values) the engine builds: the memory budget (a product of two such
@@ -562,6 +576,7 @@ class _Step:
     piP: tuple[Fraction, Fraction]  # P(fine region) enclosure
     piQ: tuple[Fraction, Fraction]
     buckets: int
+    cuts: tuple = ()  # the grid indices of the buckets' ends (j0 < j1 < ... < jt): bucket i is [cuts[i] h, cuts[i+1] h]
 
 
 @lru_cache(maxsize=64)
@@ -608,26 +623,51 @@ def _core(key: tuple, make):
 def _step(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, t: int = 1) -> _Step:
     """The pessimistic split vector of one step (module docstring, steps 1-2) under the tilt t (see :class:`_Vec`): the
     split masses of :func:`_step_core` (untilted Arb balls) times e^(-t a h/2), each rounded up to a multiple of 2^-F."""
-    prec, j0, nb, lows, highs, UP, UQ, piP, piQ = _core(("step", q, s, bits, F, tail, K),
-                                                       lambda: _step_core(q, s, bits, F, tail, K))
+    prec, cuts, lows, highs, UP, UQ, piP, piQ = _core(("step", q, s, bits, F, tail, K),
+                                                     lambda: _step_core(q, s, bits, F, tail, K))
+    j0 = cuts[0]
     with _Prec(prec) as fl:
         arb = fl.arb
         hh = arb(1) / (1 << bits)
-        pvals = [0] * (nb + 1)  # tilted masses P' e^(-t l/2) at grid j0 .. jt
+        pvals = [0] * (cuts[-1] - j0 + 1)  # tilted masses P' e^(-t l/2) at grid j0 .. jt
         t_a = (-(arb(j0 * t) * hh) / 2).exp()  # e^(-t a h/2)
-        th = (-(hh * t) / 2).exp()
-        for i in range(nb):
-            t_b = t_a * th
-            pvals[i] += _ceil_fix(lows[i] * t_a)
-            pvals[i + 1] += _ceil_fix(highs[i] * t_b)
+        th = {}  # e^(-t w h/2) for the widths w in use
+        for i in range(len(lows)):
+            w = cuts[i + 1] - cuts[i]
+            if w not in th:
+                th[w] = (-(hh * (t * w)) / 2).exp()
+            t_b = t_a * th[w]
+            pvals[cuts[i] - j0] += _ceil_fix(lows[i] * t_a)
+            pvals[cuts[i + 1] - j0] += _ceil_fix(highs[i] * t_b)
             t_a = t_b
     L = -(-(F + 2) // 64)
-    return _Step(_Vec(_to_limbs(pvals, L), j0, UP if t < 2 else None, UQ if t > 0 else None, F, 1, bits, t), piP, piQ, nb)
+    return _Step(_Vec(_to_limbs(pvals, L), j0, UP if t < 2 else None, UQ if t > 0 else None, F, 1, bits, t), piP, piQ,
+                 len(lows), cuts)
+
+
+#: the widths of the buckets in the tails (a choice: cost and tightness only; module docstring, "Grid and cost"): a
+#: bucket of w grid steps whose boundary's upper tail has P-mass T is used while T w^2 <= WIDE_VAR (its split adds at
+#: most T (w h)^2 / 4 to a step's loss variance, against about h^2 / 4 from the bulk) and K T (w h)^2 <= WIDE_TAIL x the
+#: tail budget (what the split can move in delta over K steps); widths are powers of two, at most doubling from one
+#: bucket to the next, at most WIDE_MAX
+WIDE_VAR = 1e-5
+WIDE_TAIL = 1.0
+WIDE_MAX = 1 << 12
+
+
+def _wide(T: float, w_prev: int, h: float, K: int, tail: float) -> int:
+    """The width (grid steps) of the next bucket of the right tail, whose left end's upper tail has P-mass about T (a
+    deterministic float choice; see :data:`WIDE_VAR`)."""
+    w = 1
+    while (2 * w <= min(WIDE_MAX, 2 * w_prev) and T * (2 * w) ** 2 <= WIDE_VAR
+           and K * T * (2 * w * h) ** 2 <= WIDE_TAIL * tail):
+        w *= 2
+    return w
 
 
 def _step_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int):
-    """The split of one step (module docstring, steps 1-2) before the tilt: (points, (prec, j0, nb, lows, highs, UP, UQ,
-    piP, piQ)), lows[i] / highs[i] the Arb balls of 2^F x the P-masses the bucket [(j0 + i) h, (j0 + i + 1) h] puts on
+    """The split of one step (module docstring, steps 1-2) before the tilt: (points, (prec, cuts, lows, highs, UP, UQ,
+    piP, piQ)), lows[i] / highs[i] the Arb balls of 2^F x the P-masses the bucket [cuts[i] h, cuts[i + 1] h] puts on
     its lower / upper grid point, computed at the working precision ``prec``."""
     qf, sf = float(q), float(s)
     h = 2.0 ** -bits
@@ -694,20 +734,28 @@ def _step_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: i
         ej = (arb(j0) * hh).exp()
         prev = sfs(ej, j0)
         bottom = prev
-        lows, highs = [None] * nb, [None] * nb
+        lows, highs, cuts = [], [], [j0]
         em_a = (-(arb(j0) * hh)).exp()
-        emh = (-hh).exp()
+        pw = {}  # (e^(w h), e^(-w h)) for the widths w in use
         scale = arb(1 << F)
-        for i in range(nb):
-            ej = ej * eh
-            cur = sfs(ej, j0 + i + 1)
+        j, w, tl = j0, 1, float(tail)
+        while j < jt:
+            # the bucket [j h, (j + w) h]: w = 1 in the bulk, wider in the right tail (:func:`_wide`, a choice)
+            w = min(jt - j, _wide(float(prev[0].mid()) if j > j0 else 1.0, w, h, K, tl))
+            if w not in pw:
+                pw[w] = (eh ** w, (-hh * w).exp())
+            ej = ej * pw[w][0]
+            cur = sfs(ej, j + w)
             PB = prev[0] - cur[0]
             QB = prev[1] - cur[1]
-            em_b = em_a * emh
+            em_b = em_a * pw[w][1]
             pb_ = (em_a * PB - QB) * scale / (em_a - em_b)
-            lows[i], highs[i] = PB * scale - pb_, pb_
+            lows.append(PB * scale - pb_)
+            highs.append(pb_)
+            cuts.append(j + w)
             prev = cur
             em_a = em_b
+            j += w
         top = prev
         # tails (the top one; for q = 1 also the bottom one): P- and Q-mass at unknown places
         UP = _rup(_exact(fl, top[0])[1])
@@ -717,7 +765,7 @@ def _step_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: i
             UQ = _rup(UQ + _exact(fl, 1 - bottom[1])[1])
         piP = _exact(fl, bottom[0] - top[0])
         piQ = _exact(fl, bottom[1] - top[1])
-    return nb, (max(96, prec), j0, nb, lows, highs, UP, UQ, piP, piQ)
+    return len(lows), (max(96, prec), tuple(cuts), lows, highs, UP, UQ, piP, piQ)
 
 
 @dataclass
@@ -966,26 +1014,36 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
     return _LStep(V, dev, len(idx), dropP, dropQ, ends, c)
 
 
+#: the offsets tried for the optimistic grid of a phase with q < 1 (c = log(1 - q) + f min(h, |log(1 - q)|), f in this
+#: tuple; the first wins ties) and the upper-tail P-mass where the trial bucketings stop (:func:`_lstep_core`)
+OFFSETS = (Fraction(1, 2), Fraction(1, 4), Fraction(3, 4), Fraction(1, 8))
+PICK_TAIL = 1e-3
+
+
 def _lstep_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int):
     """The optimistic buckets of one step (module docstring, step 5) before the tilt: (points, (prec, c, idx, pls, gs,
     ends, dev, dropP, dropQ)), pls[i] the Arb ball whose lower end is the shrunk atom's P-mass min(P_B, e^g Q_B) at the
-    grid loss gs[i] = c + idx[i] h (an Arb ball), at the working precision ``prec``."""
+    grid loss gs[i] = c + idx[i] h (an Arb ball), at the working precision ``prec``.
+
+    The grid's offset c is a choice (the proof holds for any c in (log(1 - q), 0)), and a consequential one where the
+    grid step is not far below q: the bucket from -infinity then holds most of the mass, and where it ends moves the
+    lower end by up to several percent.  So each offset of :data:`OFFSETS` is tried on the bulk (the buckets up to the
+    point whose upper tail has P-mass :data:`PICK_TAIL`) and the one whose bucketing keeps the most of the step's
+    Kullback-Leibler divergence (sum P_B log(P_B/Q_B), the rest of the line counted as one bucket; a bucketing is a
+    post-processing, so it keeps at most the step's own) is used (deterministic floats from Arb midpoints)."""
     qf, sf = float(q), float(s)
     eta = float(tail) / (4 * K)
     x_top = _x_of_tail(qf, sf, eta)
     if q < 1:
-        # the grid's offset: c = log(1 - q) + min(h, |log(1 - q)|)/2 (a dyadic from deterministic 53-bit arithmetic), so
+        # the grid's offset: c = log(1 - q) + f min(h, |log(1 - q)|) (a dyadic from deterministic 53-bit arithmetic), so
         # that the bucket reaching down to -infinity, whose ratio lies in (1 - q, 1), has a grid value c in that
-        # interval about half a grid step above the loss's infimum (a bucket like the others)
+        # interval, a fraction f of a grid step above the loss's infimum (a bucket like the others)
         lq = _D.log1p(-qf)
-        c = Fraction(lq + min(2.0 ** -bits, -lq) / 2)
+        cands = [(Fraction(lq + min(2.0 ** -bits, -lq) * float(f)), None) for f in OFFSETS]
         if -lq < 2.0 ** -bits:
-            c, bulk_end = _bulk_offset(qf, sf, bits, c)
-        else:
-            bulk_end = None
+            cands = [_bulk_offset(qf, sf, bits, cands[0][0])]
     else:
-        c, bulk_end = Fraction(0), None
-    solver = _BucketSolver(q, s, bits, x_top, c)
+        cands = [(Fraction(0), None)]
     mixed = q < 1
     prec = max(96, F + 40)
     with _Prec(prec) as fl:
@@ -994,80 +1052,108 @@ def _lstep_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: 
         one_q = 1 - qa
         c2 = 1 / (sa * arb(2).sqrt())
         hh = arb(1) / (1 << bits)
-        scale = arb(1 << F)
         dev_max = _arb_q(fl, DEV_MAX)
 
         def T(x: Fraction):
             return _tails(mixed, one_q, qa, c2, arb(x.numerator) / x.denominator)
 
-        carb = _arb_q(fl, c)
-        if q < 1:
-            # c in (log(1 - q), 0), decided with log1p (1 - q itself is not representable at this precision for tiny q)
-            if not (carb > (-qa).log1p() and carb < 0):
-                raise ArithmeticError(f"the optimistic grid's offset {c} is not inside (log(1 - q), 0) (internal)")
-            j = 0
-            a, Ta = None, _tails(mixed, one_q, qa, c2, None)
-            dropP = dropQ = arb(0)
-        else:
-            a = Fraction(_x_of_low_tail(sf, eta)).limit_denominator(1 << 30)
-            Ta = T(a)
-            dropP, dropQ = _between(_tails(mixed, one_q, qa, c2, None), Ta)
-            with _Prec(64):
-                j = math.floor((solver.l_at(a) - solver.c) * (1 << bits)) + 1
-        idx, pls, gs, ends = [], [], [], []
-        dev = arb(0)
-        while True:
-            if bulk_end is not None:  # the bucket from -infinity of a tiny q (:func:`_bulk_offset`)
-                b, status, bulk_end = bulk_end, "ok", None
+        def buckets(c: Fraction, bulk_end, stop: float | None):
+            """The bucketing with offset c: (idx, pls, gs, ends, dev, dropP, dropQ, the masses above the last bucket,
+            the kept divergence); with ``stop``, only up to the first bucket whose upper tail's P-mass is below it."""
+            solver = _BucketSolver(q, s, bits, x_top, c)
+            carb = _arb_q(fl, c)
+            if q < 1:
+                # c in (log(1 - q), 0), decided with log1p (1 - q itself is not representable at this precision for tiny q)
+                if not (carb > (-qa).log1p() and carb < 0):
+                    raise ArithmeticError(f"the optimistic grid's offset {c} is not inside (log(1 - q), 0) (internal)")
+                j = 0
+                a, Ta = None, _tails(mixed, one_q, qa, c2, None)
+                dropP = dropQ = arb(0)
             else:
-                b, status = solver.solve(a, Ta, j)
-            # the tail above a cannot reach the grid value c + j h as a whole (q far below the grid step: its mass
-            # sits just above a, at losses a fraction of h below c + j h): leave out the stretch up to the point of
-            # loss c + (jj - lam) h (a sub-measure; jj = j, j + 1, j + 2) and start a bucket aiming at c + jj h there
-            for jj, lam in ((jj, lam) for jj in (j, j + 1, j + 2) for lam in _RESTARTS):
-                if status != "end":
-                    break
-                a2 = solver.restart(jj, lam)
-                if a2 is None or a2 >= x_top:
-                    break
-                if a is not None and a2 <= a:
+                a = Fraction(_x_of_low_tail(sf, eta)).limit_denominator(1 << 30)
+                Ta = T(a)
+                dropP, dropQ = _between(_tails(mixed, one_q, qa, c2, None), Ta)
+                with _Prec(64):
+                    j = math.floor((solver.l_at(a) - solver.c) * (1 << bits)) + 1
+            idx, pls, gs, ends = [], [], [], []
+            dev = arb(0)
+            kl = 0.0
+            wl, hf, tlf, jbase = 1, 2.0 ** -bits, float(tail), j
+            while True:
+                if bulk_end is not None:  # the bucket from -infinity of a tiny q (:func:`_bulk_offset`)
+                    b, status, bulk_end = bulk_end, "ok", None
+                else:
+                    b, status = solver.solve(a, Ta, j)
+                    if status == "end" and j > jbase:  # a wide bucket's grid value is beyond the tail's ratio: aim lower
+                        j = jbase + (j - jbase) // 2
+                        continue
+                # the tail above a cannot reach the grid value c + j h as a whole (q far below the grid step: its mass
+                # sits just above a, at losses a fraction of h below c + j h): leave out the stretch up to the point of
+                # loss c + (jj - lam) h (a sub-measure; jj = j, j + 1, j + 2) and start a bucket aiming at c + jj h there
+                for jj, lam in ((jj, lam) for jj in (j, j + 1, j + 2) for lam in _RESTARTS):
+                    if status != "end":
+                        break
+                    a2 = solver.restart(jj, lam)
+                    if a2 is None or a2 >= x_top:
+                        break
+                    if a is not None and a2 <= a:
+                        continue
+                    Ta2 = T(a2)
+                    b2, st2 = solver.solve(a2, Ta2, jj)
+                    if st2 != "end":
+                        gP, gQ = _between(Ta, Ta2)
+                        dropP, dropQ = dropP + gP, dropQ + gQ
+                        a, Ta, b, status, j = a2, Ta2, b2, st2, jj
+                        jbase = j
+                if status == "skip":
+                    j += 1
+                    jbase = j
                     continue
-                Ta2 = T(a2)
-                b2, st2 = solver.solve(a2, Ta2, jj)
-                if st2 != "end":
-                    gP, gQ = _between(Ta, Ta2)
-                    dropP, dropQ = dropP + gP, dropQ + gQ
-                    a, Ta, b, status, j = a2, Ta2, b2, st2, jj
-            if status == "skip":
-                j += 1
-                continue
-            if b is None:
-                break
-            Tb = T(b)
-            PB, QB = _between(Ta, Tb)
-            g = carb + arb(j) * hh
-            ok = PB > 0 and QB > 0
-            if ok:
-                d = abs((PB / QB).log() - g)
-                ok = d.is_finite() and d < dev_max
-            if not ok:  # a bucket the choice did not balance: dropped (a sub-measure; tightness only)
-                dropP, dropQ = dropP + PB, dropQ + QB
-            else:
-                dev = max(dev, d.upper())
-                eg = g.exp()
-                p2 = eg * QB  # the P-mass of the atom with ratio exactly e^g and Q-mass QB
-                pl = min(PB.lower(), p2.lower())
-                idx.append(j)
-                pls.append(pl)
-                gs.append(g)
-                ends.append((j, a, b))
-            a, Ta = b, Tb
-            with _Prec(64):
-                j = max(j + 1, math.floor((solver.l_at(b) - solver.c) * (1 << bits))
-                        + 1)
-        upP, upQ = (1 - Ta[1], 1 - Ta[2]) if Ta[0] == "C" else (Ta[1], Ta[2])  # the region above the last bucket
-        dropP = _rup(_exact(fl, dropP + upP)[1])
-        dropQ = _rup(_exact(fl, dropQ + upQ)[1])
+                if b is None:
+                    break
+                Tb = T(b)
+                PB, QB = _between(Ta, Tb)
+                g = carb + arb(j) * hh
+                ok = PB > 0 and QB > 0
+                if ok:
+                    d = abs((PB / QB).log() - g)
+                    ok = d.is_finite() and d < dev_max
+                if not ok:  # a bucket the choice did not balance: dropped (a sub-measure; tightness only)
+                    dropP, dropQ = dropP + PB, dropQ + QB
+                else:
+                    dev = max(dev, d.upper())
+                    eg = g.exp()
+                    p2 = eg * QB  # the P-mass of the atom with ratio exactly e^g and Q-mass QB
+                    pl = min(PB.lower(), p2.lower())
+                    idx.append(j)
+                    pls.append(pl)
+                    gs.append(g)
+                    ends.append((j, a, b))
+                    if stop is not None:
+                        kl += float(pl.mid()) * float(g.mid())
+                a, Ta = b, Tb
+                tP = float(Tb[1].mid()) if Tb[0] == "S" else 1.0
+                if stop is not None and tP < stop:
+                    break
+                # the next bucket aims about v = w/2 grid steps above its left end's loss (so it is about w steps wide):
+                # w = 1 in the bulk, wider in the right tail (:func:`_wide`, a choice)
+                wl = _wide(tP, wl, hf, K, tlf)
+                with _Prec(64):
+                    jbase = max(j + 1, math.floor((solver.l_at(b) - solver.c) * (1 << bits)) + 1)
+                j = jbase + max(1, wl // 2) - 1
+            upP, upQ = (1 - Ta[1], 1 - Ta[2]) if Ta[0] == "C" else (Ta[1], Ta[2])  # the region above the last bucket
+            if stop is not None:
+                rp, rq = float(upP.mid()), float(upQ.mid())
+                kl += rp * math.log(rp / rq) if rp > 0 and rq > 0 else 0.0
+            return idx, pls, gs, ends, dev, dropP + upP, dropQ + upQ, kl
+
+        c, bulk_end = cands[0]
+        if len(cands) > 1:
+            score = [buckets(cc, be, PICK_TAIL)[-1] for cc, be in cands]
+            c, bulk_end = cands[max(range(len(cands)), key=lambda i: (score[i], -i))]
+        idx, pls, gs, ends, dev, dropP, dropQ, _ = buckets(c, bulk_end, None)
+        dropP = _rup(_exact(fl, dropP)[1])
+        dropQ = _rup(_exact(fl, dropQ)[1])
         dev = _rup(_exact(fl, dev)[1], 32)
     return len(idx), (prec, c, idx, pls, gs, tuple(ends), dev, dropP, dropQ)
 
@@ -1595,6 +1681,30 @@ def choose_bits(phases, eps_scale: float, precision=DEFAULT_PRECISION, delta: fl
     return bits
 
 
+#: the spread rule's constant (:func:`_predicted_bits`), measured on the benchmark's workloads: h = SPREAD_RULE x sd
+#: gave brackets 0.2% to 0.9% wide at the 1% target where the rule binds
+SPREAD_RULE = 0.3
+
+
+def _predicted_bits(phases, eps_scale: float, precision) -> int | None:
+    """The grid for a run of subsampled-Gaussian phases whose every step the grid resolves (|log(1 - q)| at least half
+    the grid step, as in :func:`_spread_cap`: no bucket from -infinity takes the bulk), or None (then a pilot sizes the
+    grid).  Both ends lose about
+    h^2 / 12 of variance-like information a step, so the composed loss, near N(K mu, K sd^2), moves by about z sqrt(K)
+    h^2 / (24 sd) at the point z sd sqrt(K) above its mean, and the relative width is about
+    (h / sd)^2 (eps - K mu) / eps up to a constant: h = SPREAD_RULE sd sqrt((precision / 1%) eps / (eps - K mu)) with
+    sd the smallest phase's (a float choice: cost and tightness only, never validity)."""
+    if any(isinstance(p, PairPhase) for p in phases):
+        return None
+    mean, _, _ = _extent(phases)
+    e = max(float(eps_scale), 1e-300)
+    factor = math.sqrt(float(precision) / 0.01 * e / (e - mean)) if e > 1.05 * mean else math.sqrt(20 * float(precision) / 0.01)
+    h = min(SPREAD_RULE * _sd_estimate(float(q), float(s))[1] for q, s, _ in phases) * factor
+    if not h > 0 or any(-_D.log1p(-float(q)) < h / 2 for q, _, _ in phases if q < 1):
+        return None
+    return int(min(30, max(0, math.ceil(-_D.log2(h)))))
+
+
 def _extent(phases) -> tuple[float, float, float]:
     """Float (mean, sd, step range) of the composed P-loss (a choice only)."""
     var = 0.0
@@ -1768,7 +1878,14 @@ def sgm_pld_phases(phases, *, grid_bits=None, delta_hint=None, eps_hint=None, pr
         tl = Fraction(1, 1 << min(1000, math.ceil(-_D.log2(tl)))) if tl > 0 else Fraction(1, 1 << 1000)
     else:
         tl = check("tail", tail, U01)
-    if grid_bits is None and (d is not None or eps_hint is not None):
+    predicted = _predicted_bits(ph, scale, prec) if grid_bits is None else None
+    if predicted is not None:
+        # every step resolved by the grid: the width follows the spread rule closely enough to skip the pilot
+        bits = predicted
+        span = _span(ph)
+        while bits > 0 and span * 2 ** bits > MAX_LEN * 3 / 4:
+            bits -= 1
+    elif grid_bits is None and (d is not None or eps_hint is not None):
         # a pilot at a quarter of the rule's cost, its width sizes the grid (below); but never coarser than twice the
         # step's loss spread, where the optimistic buckets cannot resolve the step and its lower end collapses
         cap = _spread_cap(ph, 2.0 ** -bits)
