@@ -172,6 +172,8 @@ def test_step_5_optimistic_buckets_against_mpmath(q, s, bits, t):
     st = m._lstep(Fraction(q), Fraction(s), bits, F, Fraction(1, 1 << 40), 10, t)
     vals = _opt_vals(st)
     assert st.buckets == len(st.ends) > 10 and 0 < st.dev <= m.DEV_MAX
+    # the right tail's buckets aim several grid values apart (a choice: fewer solves), checked like the others
+    assert max(b[0] - a[0] for a, b in zip(st.ends, st.ends[1:])) >= 4
     # the bucket solver meets its tolerance (2^-40 in the loss, certified with some slack) and drops next to nothing
     # (the region above the last bucket: tail/(4K) = 2^-40/40)
     assert st.dev <= Fraction(1, 1 << 38) and st.dropped_P < Fraction(1, 1 << 40)

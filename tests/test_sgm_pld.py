@@ -166,6 +166,26 @@ def test_ten_million_steps_within_one_percent():
     assert other.lo <= b.lo < b.hi <= other.hi and (b.hi - b.lo) / b.hi <= mpmath.mpf("0.01")
 
 
+def test_the_optimistic_offset_is_picked_by_the_divergence_it_keeps(monkeypatch):
+    """Where the grid step is near q (here h = 2^-11 against q = 5e-4) the bucket from -infinity holds most of a step's
+    mass and the optimistic grid's offset moves the lower end: the offset picked among ``OFFSETS`` (by the divergence
+    the bulk's bucketing keeps) gives a delta bracket less than half as wide as the fixed midpoint offset of engine 6
+    (the upper end is the same vector), and both lower ends stay below the upper end."""
+    phases, e, tl = [("0.0005", "0.6", 2000)], Fraction(1, 2), Fraction(1, 1 << 40)
+    C = m.sgm_pld_phases(phases, grid_bits=11, tail=tl)
+    m._compose.cache_clear()
+    m._lstep.cache_clear()
+    m._cores.cache_clear()
+    monkeypatch.setattr(m, "OFFSETS", (Fraction(1, 2),))
+    D = m.sgm_pld_phases(phases, grid_bits=11, tail=tl)
+    m._compose.cache_clear()
+    m._lstep.cache_clear()
+    m._cores.cache_clear()
+    hi = C.delta_upper_exact(e)
+    assert D.delta_upper_exact(e) == hi and D.delta_lower_exact(e) < C.delta_lower_exact(e) < hi
+    assert 2 * (hi - C.delta_lower_exact(e)) < hi - D.delta_lower_exact(e)
+
+
 def test_requests_beyond_the_memory_budget_are_refused_at_once():
     import time
 
