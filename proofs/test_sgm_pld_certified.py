@@ -329,8 +329,8 @@ def test_composition_is_bit_identical():
     assert h2.hexdigest() == PINNED_SHA256_LOWER, h2.hexdigest()
 
 
-PINNED_SHA256 = "f7df9f22f936e3d0eb1e3176460e1064d2fdb12fb9646725aaf3735c35119654"
-PINNED_SHA256_LOWER = "a2a3aa68792eff4fdc07cdba28284e253cb32e95ad4be4a873fd5a0d64f02501"
+PINNED_SHA256 = "80b072238d3371f164911c7b6f3ef88831b90c798cbce6d99f4edd670eae709c"
+PINNED_SHA256_LOWER = "40fe210dc0ae0b0789f5878a2bbeffa31760b76f54c9a66a4d7f83b2cb6a23b4"
 
 
 def test_catalog_entry_is_valid_and_cites_its_proof():

@@ -661,21 +661,24 @@ def _sgm_single(s: Step, quantity: str, at: Fraction, dps: int) -> Bracket:
     PLD bracket decides to 1% it stands alone (the Renyi upper end, about 0.4 s at k = 1e5, could move its upper end by
     less than 1% -- it is never below the truth, which the PLD's lower end bounds -- and the binary lower end, seconds
     at k = 1e5, is never tighter there)."""
-    q, sigma = s.p("q"), s.p("sigma")
     pld = _sgm_pld(s, quantity, at)
     if _pld_decides(pld):
         return pld
-    low = True
+    return _tighter(_sgm_renyi_binary(s, quantity, at, dps), pld)
+
+
+def _sgm_renyi_binary(s: Step, quantity: str, at: Fraction, dps: int) -> Bracket:
+    """One subsampled-Gaussian item's Renyi upper end and binary lower end (:mod:`.subsampled_gaussian`)."""
+    q, sigma = s.p("q"), s.p("sigma")
     if quantity == "eps":
-        return _tighter(sgm.sgm_eps_bracket(q, sigma, s.count, at, dps=dps, lower=low), pld)
+        return sgm.sgm_eps_bracket(q, sigma, s.count, at, dps=dps)
     try:
-        b = sgm.sgm_delta_bracket(q, sigma, s.count, at, dps=dps, lower=low)
+        return sgm.sgm_delta_bracket(q, sigma, s.count, at, dps=dps)
     except RecursionError:
         # sgm_delta_lower_binary (k > 5000) recurses in mpmath's interval loggamma when eps exceeds the
         # thresholded composition's largest loss, where that lower end is 0; keep the upper end
-        b = Bracket("delta", mpmath.mpf(0), sgm.sgm_delta(q, sigma, s.count, at, dps=dps), False, "bracket",
-                    lo_source="0 (trivial)", hi_source=sgm.SOURCE_UP)
-    return _tighter(b, pld)
+        return Bracket("delta", mpmath.mpf(0), sgm.sgm_delta(q, sigma, s.count, at, dps=dps), False, "bracket",
+                       lo_source="0 (trivial)", hi_source=sgm.SOURCE_UP)
 
 
 def _sgm_tv(steps, dps: int) -> mpmath.mpf:
@@ -737,14 +740,6 @@ def _sgm_routes(steps, quantity: str, at: Fraction, dps: int) -> Bracket:
     # lower end: the best single item (dropping items is post-processing); not computed where the whole run's PLD
     # bracket decides to 1% (a single item's eps is below the run's, which that bracket holds within 1%: each item
     # would cost a refined PLD of its own for a lower end that is not the larger one; a choice of cost only)
-    for s, ok in ([] if _pld_decides(whole) else zip(steps, plain)):
-        if not ok and moments_low and s.count > sgm.K_MAX:
-            continue  # its 5000-step sub-composition is far below the moment lower end (_decisive_lower)
-        sub = s if ok else Step(s.mechanism, (("q", s.p("q")), ("sigma", max(s.p("sigma"), SGM_SIGMA_MIN))),
-                                min(s.count, SGM_SUB_K))
-        b = _sgm_single(sub, quantity, at, dps)
-        if b.lo > lo:
-            lo, lo_src = b.lo, (b.lo_source or b.source) + ("" if ok else f" of {sub.text()} (post-processing of {s.text()})")
     hi = _rdp_bracket_end(steps, quantity, at, dps)
     hi_src = "summed integer-order RDP curves + improved conversion (balle2020hyp Thm 21)"
     tv = _sgm_tv(steps, dps)
@@ -752,6 +747,18 @@ def _sgm_routes(steps, quantity: str, at: Fraction, dps: int) -> Bracket:
         hi, hi_src = tv, SOURCE_TV
     elif quantity == "eps" and hi is None:
         hi, hi_src = (mpmath.mpf(0), SOURCE_TV) if pure_dp._cmp(tv, at) <= 0 else (cl.INF, "trivial")
+    for s, ok in ([] if _pld_decides(whole) else zip(steps, plain)):
+        if not ok and moments_low and s.count > sgm.K_MAX:
+            continue  # its 5000-step sub-composition is far below the moment lower end (_decisive_lower)
+        sub = s if ok else Step(s.mechanism, (("q", s.p("q")), ("sigma", max(s.p("sigma"), SGM_SIGMA_MIN))),
+                                min(s.count, SGM_SUB_K))
+        # a stand-in item (sigma raised, count cut: post-processing) serves only its lower end: where the binary one
+        # already lies within 1% of the run's upper end (nearly deterministic steps), its PLD is not computed
+        b = _sgm_renyi_binary(sub, quantity, at, dps) if not ok else None
+        if b is None or not (mpmath.isfinite(hi) and b.lo > 0 and hi - b.lo <= hi * mpmath.mpf("0.01")):
+            b = _sgm_single(sub, quantity, at, dps)
+        if b.lo > lo:
+            lo, lo_src = b.lo, (b.lo_source or b.source) + ("" if ok else f" of {sub.text()} (post-processing of {s.text()})")
     base = Bracket(quantity, lo, max(hi, lo), False, "bracket", lo_source=lo_src, hi_source=hi_src)
     return _tighter(base, whole) if len(steps) > 1 else base
 

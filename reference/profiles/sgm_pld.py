@@ -150,7 +150,7 @@ __all__ = ["PLDComposition", "PairPhase", "sgm_pld", "sgm_pld_phases", "sgm_pld_
 #: bumped whenever a change could alter a computed digit (golden files record it)
 ENGINE_VERSION = "7"
 #: the most steps the grid engine composes (beyond them the PLD's memory budget, not the step count, bounds the
-#: grid: 10^9 steps of q = 0.001, sigma = 1 answer with a 13%-wide bracket in about 25 s; :mod:`.check` answers larger
+#: grid: 10^9 steps of q = 0.001, sigma = 1 answer with a 13%-wide bracket in about 25 s; :mod:`reference.profiles.check` answers larger
 #: runs from the moments)
 K_MAX = 10 ** 9
 #: the largest certified loss deviation ``|l_B - g_B h|`` of a bucket kept in the optimistic vector (others are dropped)
@@ -655,12 +655,17 @@ WIDE_TAIL = 1.0
 WIDE_MAX = 1 << 12
 
 
-def _wide(T: float, w_prev: int, h: float, K: int, tail: float) -> int:
-    """The width (grid steps) of the next bucket of the right tail, whose left end's upper tail has P-mass about T (a
-    deterministic float choice; see :data:`WIDE_VAR`)."""
+def _wide(T: float, w_prev: int, h: float, K: int, tail: float, p_prev: float = math.inf) -> int:
+    """The width (grid steps) of the next bucket of the right tail, whose left end's upper tail has P-mass about T and
+    whose predecessor (w_prev steps wide) had P-mass about p_prev (a deterministic float choice; see :data:`WIDE_VAR`).
+    The bucket's own mass is taken as the smaller of T and four times the predecessor's density times its width: the
+    tail bounds it where the density falls, the predecessor where the law has a gap (a small sigma puts the two
+    components of the mixture far apart, with almost no mass between them and a large tail above)."""
     w = 1
-    while (2 * w <= min(WIDE_MAX, 2 * w_prev) and T * (2 * w) ** 2 <= WIDE_VAR
-           and K * T * (2 * w * h) ** 2 <= WIDE_TAIL * tail):
+    while 2 * w <= min(WIDE_MAX, 2 * w_prev):
+        m = min(T, 4 * p_prev * (2 * w) / w_prev)
+        if not (m * (2 * w) ** 2 <= WIDE_VAR and K * m * (2 * w * h) ** 2 <= WIDE_TAIL * tail):
+            break
         w *= 2
     return w
 
@@ -738,10 +743,10 @@ def _step_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: i
         em_a = (-(arb(j0) * hh)).exp()
         pw = {}  # (e^(w h), e^(-w h)) for the widths w in use
         scale = arb(1 << F)
-        j, w, tl = j0, 1, float(tail)
+        j, w, tl, p_prev = j0, 1, float(tail), math.inf
         while j < jt:
             # the bucket [j h, (j + w) h]: w = 1 in the bulk, wider in the right tail (:func:`_wide`, a choice)
-            w = min(jt - j, _wide(float(prev[0].mid()) if j > j0 else 1.0, w, h, K, tl))
+            w = min(jt - j, _wide(float(prev[0].mid()) if j > j0 else 1.0, w, h, K, tl, p_prev))
             if w not in pw:
                 pw[w] = (eh ** w, (-hh * w).exp())
             ej = ej * pw[w][0]
@@ -753,6 +758,7 @@ def _step_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: i
             lows.append(PB * scale - pb_)
             highs.append(pb_)
             cuts.append(j + w)
+            p_prev = float(PB.mid())
             prev = cur
             em_a = em_b
             j += w
@@ -1015,7 +1021,7 @@ def _lstep(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: int, 
 
 
 #: the offsets tried for the optimistic grid of a phase with q < 1 (c = log(1 - q) + f min(h, |log(1 - q)|), f in this
-#: tuple; the first wins ties) and the upper-tail P-mass where the trial bucketings stop (:func:`_lstep_core`)
+#: tuple; the first wins ties) and the upper-tail Q-mass where the trial bucketings stop (:func:`_lstep_core`)
 OFFSETS = (Fraction(1, 2), Fraction(1, 4), Fraction(3, 4), Fraction(1, 8))
 PICK_TAIL = 1e-3
 
@@ -1028,7 +1034,7 @@ def _lstep_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: 
     The grid's offset c is a choice (the proof holds for any c in (log(1 - q), 0)), and a consequential one where the
     grid step is not far below q: the bucket from -infinity then holds most of the mass, and where it ends moves the
     lower end by up to several percent.  So each offset of :data:`OFFSETS` is tried on the bulk (the buckets up to the
-    point whose upper tail has P-mass :data:`PICK_TAIL`) and the one whose bucketing keeps the most of the step's
+    point whose upper tail has Q-mass :data:`PICK_TAIL`) and the one whose bucketing keeps the most of the step's
     Kullback-Leibler divergence (sum P_B log(P_B/Q_B), the rest of the line counted as one bucket; a bucketing is a
     post-processing, so it keeps at most the step's own) is used (deterministic floats from Arb midpoints)."""
     qf, sf = float(q), float(s)
@@ -1133,11 +1139,11 @@ def _lstep_core(q: Fraction, s: Fraction, bits: int, F: int, tail: Fraction, K: 
                         kl += float(pl.mid()) * float(g.mid())
                 a, Ta = b, Tb
                 tP = float(Tb[1].mid()) if Tb[0] == "S" else 1.0
-                if stop is not None and tP < stop:
+                if stop is not None and (float(Tb[2].mid()) if Tb[0] == "S" else 1.0) < stop:
                     break
                 # the next bucket aims about v = w/2 grid steps above its left end's loss (so it is about w steps wide):
                 # w = 1 in the bulk, wider in the right tail (:func:`_wide`, a choice)
-                wl = _wide(tP, wl, hf, K, tlf)
+                wl = _wide(tP, wl, hf, K, tlf, float(PB.mid()) if PB.is_finite() else math.inf)
                 with _Prec(64):
                     jbase = max(j + 1, math.floor((solver.l_at(b) - solver.c) * (1 << bits)) + 1)
                 j = jbase + max(1, wl // 2) - 1
