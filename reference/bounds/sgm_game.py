@@ -623,6 +623,23 @@ def sgm_menu_certificate(eps, delta, items: Sequence[SGMItem], *, bits: int = 8,
 
 
 _BITS = Domain(lo=Fraction(1), hi=Fraction(30), lo_closed=True, hi_closed=True, integer=True)
+#: the parameters of the two-item menu entries of the catalog (the per-step budget and the block filter's steps)
+_MENU_PARAMS = (Param("eps", Domain.positive(), default="8", doc="target epsilon > 0"),
+                Param("delta", Domain.open_unit(), default="0.001", doc="target delta in (0, 1)"),
+                Param("q", Domain.half_open_unit(), default="0.1", doc="sampling rate of both menu items, in (0, 1]"),
+                Param("sigma", Domain.positive(), default="0.5", doc="noise multiplier of the first menu item"),
+                Param("sigma2", Domain.positive(), default="0.625", doc="noise multiplier of the second menu item"),
+                Param("bits", _BITS, kind="integer", default="4",
+                      doc="loss grid 2^-bits, 1..30 (a tuning choice: valid at every grid, finer is tighter and slower)"))
+
+
+def _menu_args(eps, delta, q, sigma, sigma2, bits) -> tuple:
+    """The validated (eps, delta, (item 1, item 2), bits) of the two-item menu entries (ValueError names a bad one)."""
+    eps = check("eps", eps, Domain.positive())
+    delta = check("delta", delta, Domain.open_unit())
+    q = check("q", q, Domain.half_open_unit())
+    items = (SGMItem(q, check("sigma", sigma, Domain.positive())), SGMItem(q, check("sigma2", sigma2, Domain.positive())))
+    return eps, delta, items, int(check("bits", bits, _BITS))
 
 
 @register("zhu2022_dpsgd_game_filter_budget", paper=ZDW,
@@ -630,13 +647,7 @@ _BITS = Domain(lo=Fraction(1), hi=Fraction(30), lo_closed=True, hi_closed=True, 
                  "reduction, pessimistic discretisation)", direction="lower", returns="int",
           summary="largest budget B* (cost units, default costs) of the DP-SGD filter on the menu {(q, sigma), (q, sigma2)} "
                   "whose game value is certified <= delta in both add/remove directions",
-          params=(Param("eps", Domain.positive(), default="8", doc="target epsilon > 0"),
-                  Param("delta", Domain.open_unit(), default="0.001", doc="target delta in (0, 1)"),
-                  Param("q", Domain.half_open_unit(), default="0.1", doc="sampling rate of both menu items, in (0, 1]"),
-                  Param("sigma", Domain.positive(), default="0.5", doc="noise multiplier of the first menu item"),
-                  Param("sigma2", Domain.positive(), default="0.625", doc="noise multiplier of the second menu item"),
-                  Param("bits", _BITS, kind="integer", default="4",
-                        doc="loss grid 2^-bits, 1..30 (a tuning choice: valid at every grid, finer is tighter and slower)")),
+          params=_MENU_PARAMS,
           provenance="derived", validity="valid",
           note="Valid at every grid: the game value over fully adaptive analysts on the menu's dominating pairs bounds "
                "every analyst whose steps are dominated by an item (Blackwell: dong2022 Prop. 2.12 / Thm 2.10; "
@@ -661,11 +672,7 @@ def dpsgd_game_filter_budget(eps, delta, q, sigma, sigma2, bits=4) -> int:
     >>> dpsgd_game_filter_budget("8", "0.001", "0.1", "0.5", "0.625", 3)
     104
     """
-    eps = check("eps", eps, Domain.positive())
-    delta = check("delta", delta, Domain.open_unit())
-    q = check("q", q, Domain.half_open_unit())
-    items = (SGMItem(q, check("sigma", sigma, Domain.positive())), SGMItem(q, check("sigma2", sigma2, Domain.positive())))
-    b = int(check("bits", bits, _BITS))
+    eps, delta, items, b = _menu_args(eps, delta, q, sigma, sigma2, bits)
     return sgm_menu_certificate(eps, delta, items, bits=b, lower=False).budget
 
 
@@ -675,15 +682,9 @@ def dpsgd_game_filter_budget(eps, delta, q, sigma, sigma2, bits=4) -> int:
           summary="steps of the first item a homogeneous run gets under the DP-SGD block filter on the menu "
                   "{(q, sigma), (q, sigma2)} (one unit per block, block lengths from each item's own count), certified "
                   "in both add/remove directions",
-          params=(Param("eps", Domain.positive(), default="8", doc="target epsilon > 0"),
-                  Param("delta", Domain.open_unit(), default="0.001", doc="target delta in (0, 1)"),
-                  Param("q", Domain.half_open_unit(), default="0.1", doc="sampling rate of both menu items, in (0, 1]"),
-                  Param("sigma", Domain.positive(), default="0.5", doc="noise multiplier of the first menu item"),
-                  Param("sigma2", Domain.positive(), default="0.625", doc="noise multiplier of the second menu item"),
-                  Param("bits", _BITS, kind="integer", default="4",
-                        doc="loss grid 2^-bits, 1..30 (a tuning choice: valid at every grid, finer is tighter and slower)"),
+          params=_MENU_PARAMS + (
                   Param("block", _COST, kind="integer", default="2",
-                        doc="steps per block of the item with the fewest blocks in its own optimum (an integer >= 1)")),
+                        doc="steps per block of the item with the fewest blocks in its own optimum (an integer >= 1)"),),
           provenance="derived", validity="valid",
           note="Valid at every grid and block length: a block of m steps, each dominated by an item's pair, is dominated "
                "by the m-fold product (zhu2022 Thm 10); a block left early is completed by ignored steps (post-processing); "
@@ -706,10 +707,6 @@ def dpsgd_block_filter_steps(eps, delta, q, sigma, sigma2, bits=4, block=2) -> i
     >>> dpsgd_block_filter_steps("8", "0.001", "0.1", "0.5", "0.625", 4, 2)
     10
     """
-    eps = check("eps", eps, Domain.positive())
-    delta = check("delta", delta, Domain.open_unit())
-    q = check("q", q, Domain.half_open_unit())
-    items = (SGMItem(q, check("sigma", sigma, Domain.positive())), SGMItem(q, check("sigma2", sigma2, Domain.positive())))
-    b = int(check("bits", bits, _BITS))
+    eps, delta, items, b = _menu_args(eps, delta, q, sigma, sigma2, bits)
     m = int(check("block", block, _COST))
     return sgm_menu_certificate(eps, delta, items, bits=b, lower=False, block=m).rounds(0)

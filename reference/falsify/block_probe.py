@@ -40,7 +40,7 @@ from ..bounds.pair_game import apply_law, certified_end
 from ..bounds.sgm_game import SGMItem, _fixed_window, sgm_law
 from ..catalog import cites
 from ..precision import directed_decimal
-from .dpsgd_probe import ATTACK_STEPS, DPSGD_MENU, counterexample
+from .dpsgd_probe import ATTACK_STEPS, DPSGD_MENU, probe_outcome
 
 __all__ = ["BLOCK_FILTER", "NoDominanceCheckFilter", "LongerBlockFilter", "attack_states", "run_block_probe",
            "MAX_STATES"]
@@ -202,16 +202,11 @@ def run_block_probe(claim_id: str, deep: bool = False) -> dict:
     lo, up = a["lower"][direction], a["upper"][direction]
     space["value_upper_max"] = directed_decimal(max(a["upper"].values()), 6, "upper")
     space["certified_safe"] = max(a["upper"].values()) <= f.delta
-    worst = {"target": name, "adversary": "game-optimal over the filter's states (backward induction)", "menu": menu,
-             "value_lower": directed_decimal(lo, 6, "lower"), "value_upper": directed_decimal(up, 6, "upper"),
-             "allowed": directed_decimal(f.delta, 6, "upper"), "ratio": str(lo / f.delta), "direction": direction}
-    ce = None
-    if lo > f.delta:
-        ce = counterexample(name, "block_probe", f"{name} on {menu}, blocks {list(f.blocks)}, budget {f.budget}", menu,
-                            {"steps": a["steps"], "charges": "per the filter's states"}, direction,
-                            f"hockey-stick divergence of the stopped transcript at eps = {f.eps} ({direction} direction)",
-                            lo, up, f.delta, bits)
-    return {"counterexample": ce, "worst": worst, "space": space, "seconds": time.perf_counter() - t0}
+    return probe_outcome(name, "block_probe", "game-optimal over the filter's states (backward induction)",
+                         f"{name} on {menu}, blocks {list(f.blocks)}, budget {f.budget}", menu,
+                         {"steps": a["steps"], "charges": "per the filter's states"}, direction,
+                         f"hockey-stick divergence of the stopped transcript at eps = {f.eps} ({direction} direction)",
+                         lo, up, f.delta, bits, space, t0)
 
 
 def _register() -> None:

@@ -172,14 +172,23 @@ def run_dpsgd_probe(claim_id: str, deep: bool = False) -> dict:
              "certified_budget": getattr(f, "certified_budget", f.budget), "directions": ["remove", "add"],
              "value_upper_max": directed_decimal(up_max, 6, "upper"),
              "certified_safe": up_max <= delta}
-    worst = {"target": name, "adversary": "game-optimal (backward induction over the steps and the loss)", "menu": menu,
+    return probe_outcome(name, "dpsgd_probe", "game-optimal (backward induction over the steps and the loss)",
+                         f"{name} on {menu}, budget {a['budget']}", menu, a, direction,
+                         f"hockey-stick divergence of the stopped transcript at eps = {f.eps} ({direction} direction)",
+                         lo, up, delta, bits, space, t0)
+
+
+@cites("whitehouse2022", "Theorem 1 (filter semantics: a counterexample is a stopped interaction above delta)")
+def probe_outcome(name: str, engine: str, adversary: str, description: str, menu: list, a: dict, direction: str,
+                  event: str, lo: Fraction, up: Fraction, delta: Fraction, bits: int, space: dict, t0: float) -> dict:
+    """The result of a DP-SGD filter probe (this one, :mod:`.block_probe`, :mod:`.individual_probe`):
+    ``{"counterexample", "worst", "space", "seconds"}``, ``worst`` the game value's bracket [lo, up] of the attacked
+    direction against delta (lower end rounded down, upper end up), a :func:`counterexample` only when the certified
+    lower end lo (an actual analyst) exceeds delta; ``t0`` the probe's start (``time.perf_counter``)."""
+    worst = {"target": name, "adversary": adversary, "menu": menu,
              "value_lower": directed_decimal(lo, 6, "lower"), "value_upper": directed_decimal(up, 6, "upper"),
              "allowed": directed_decimal(delta, 6, "upper"), "ratio": str(lo / delta), "direction": direction}
-    ce = None
-    if lo > delta:
-        ce = counterexample(name, "dpsgd_probe", f"{name} on {menu}, budget {a['budget']}", menu, a, direction,
-                            f"hockey-stick divergence of the stopped transcript at eps = {f.eps} ({direction} direction)",
-                            lo, up, delta, bits)
+    ce = counterexample(name, engine, description, menu, a, direction, event, lo, up, delta, bits) if lo > delta else None
     return {"counterexample": ce, "worst": worst, "space": space, "seconds": time.perf_counter() - t0}
 
 

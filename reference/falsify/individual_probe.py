@@ -27,7 +27,7 @@ import numpy as np
 from ..accountants.individual_game import IndividualDPSGDGameFilter
 from ..catalog import cites
 from ..precision import directed_decimal
-from .dpsgd_probe import attack, counterexample
+from .dpsgd_probe import attack, probe_outcome
 
 __all__ = ["INDIVIDUAL_MENU", "ATTACK_SCALES", "ScaleRoundedDownFilter", "OneExample", "run_individual_probe"]
 
@@ -105,15 +105,10 @@ def run_individual_probe(claim_id: str, deep: bool = False) -> dict:
              "attack_scales": [str(s) for s in ATTACK_SCALES], "attack_bits": bits, "charges": a["charges"],
              "dropped": a["dropped"], "budget": a["budget"], "directions": ["remove", "add"],
              "value_upper_max": directed_decimal(up_max, 6, "upper"), "certified_safe": up_max <= f.delta}
-    worst = {"target": name, "adversary": "game-optimal choice of the example's norms (backward induction)",
-             "menu": menu, "value_lower": directed_decimal(lo, 6, "lower"), "value_upper": directed_decimal(up, 6, "upper"),
-             "allowed": directed_decimal(f.delta, 6, "upper"), "ratio": str(lo / f.delta), "direction": direction}
-    ce = None
-    if lo > f.delta:
-        ce = counterexample(name, "individual_probe", f"{name}, one example, budget {a['budget']}", menu, a, direction,
-                            f"hockey-stick divergence of the example's stopped transcript at eps = {f.eps} ({direction})",
-                            lo, up, f.delta, bits)
-    return {"counterexample": ce, "worst": worst, "space": space, "seconds": time.perf_counter() - t0}
+    return probe_outcome(name, "individual_probe", "game-optimal choice of the example's norms (backward induction)",
+                         f"{name}, one example, budget {a['budget']}", menu, a, direction,
+                         f"hockey-stick divergence of the example's stopped transcript at eps = {f.eps} ({direction})",
+                         lo, up, f.delta, bits, space, t0)
 
 
 def _register() -> None:
