@@ -737,9 +737,6 @@ def _sgm_routes(steps, quantity: str, at: Fraction, dps: int) -> Bracket:
     lo, lo_src = mpmath.mpf(0), "0 (trivial)"
     moments_low = _decisive_lower(_concentration(steps, quantity, at, dps))
     whole = _sgm_pld_multi(steps, quantity, at) if len(steps) > 1 else None
-    # lower end: the best single item (dropping items is post-processing); not computed where the whole run's PLD
-    # bracket decides to 1% (a single item's eps is below the run's, which that bracket holds within 1%: each item
-    # would cost a refined PLD of its own for a lower end that is not the larger one; a choice of cost only)
     hi = _rdp_bracket_end(steps, quantity, at, dps)
     hi_src = "summed integer-order RDP curves + improved conversion (balle2020hyp Thm 21)"
     tv = _sgm_tv(steps, dps)
@@ -747,16 +744,21 @@ def _sgm_routes(steps, quantity: str, at: Fraction, dps: int) -> Bracket:
         hi, hi_src = tv, SOURCE_TV
     elif quantity == "eps" and hi is None:
         hi, hi_src = (mpmath.mpf(0), SOURCE_TV) if pure_dp._cmp(tv, at) <= 0 else (cl.INF, "trivial")
+    # lower end: the best single item (dropping items is post-processing); not computed where the whole run's PLD
+    # bracket decides to 1% (a single item's eps is below the run's, which that bracket holds within 1%: each item
+    # would cost a refined PLD of its own for a lower end that is not the larger one; a choice of cost only)
     for s, ok in ([] if _pld_decides(whole) else zip(steps, plain)):
         if not ok and moments_low and s.count > sgm.K_MAX:
             continue  # its 5000-step sub-composition is far below the moment lower end (_decisive_lower)
-        sub = s if ok else Step(s.mechanism, (("q", s.p("q")), ("sigma", max(s.p("sigma"), SGM_SIGMA_MIN))),
-                                min(s.count, SGM_SUB_K))
-        # a stand-in item (sigma raised, count cut: post-processing) serves only its lower end: where the binary one
-        # already lies within 1% of the run's upper end (nearly deterministic steps), its PLD is not computed
-        b = _sgm_renyi_binary(sub, quantity, at, dps) if not ok else None
-        if b is None or not (mpmath.isfinite(hi) and b.lo > 0 and hi - b.lo <= hi * mpmath.mpf("0.01")):
-            b = _sgm_single(sub, quantity, at, dps)
+        if ok:
+            b = _sgm_single(s, quantity, at, dps)
+        else:
+            # a stand-in item (sigma raised, count cut: post-processing) serves only its lower end: where the binary
+            # one already lies within 1% of the run's upper end (nearly deterministic steps), its PLD is not computed
+            sub = Step(s.mechanism, (("q", s.p("q")), ("sigma", max(s.p("sigma"), SGM_SIGMA_MIN))), min(s.count, SGM_SUB_K))
+            b = _sgm_renyi_binary(sub, quantity, at, dps)
+            if not (mpmath.isfinite(hi) and b.lo > 0 and hi - b.lo <= hi * mpmath.mpf("0.01")):
+                b = _tighter(b, _sgm_pld(sub, quantity, at))
         if b.lo > lo:
             lo, lo_src = b.lo, (b.lo_source or b.source) + ("" if ok else f" of {sub.text()} (post-processing of {s.text()})")
     base = Bracket(quantity, lo, max(hi, lo), False, "bracket", lo_source=lo_src, hi_source=hi_src)
